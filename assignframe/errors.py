@@ -1,0 +1,70 @@
+"""Every error assignframe raises.
+
+::
+
+    AssignframeError
+    ├── PluginError                  a plugin failed to load or misbehaved (names the plugin)
+    │   ├── DuplicateStrategyError   two classes claim one strategy name (names both distributions)
+    │   └── InvalidStrategyError     a registered object is not a usable Strategy class
+    ├── UnknownStrategyError         no installed strategy has that name (lists the installed ones)
+    ├── StrategyResultError          a strategy or hook returned something that is not an assignment
+    ├── UserDataError                a member's user data cannot be decoded by its strategy
+    ├── InvalidAssignmentError       an assignment breaks the group's rules (double owned, ...)
+    └── ScenarioError                a scenario or group file is malformed (names file, line, field)
+
+    assignframe_codec.CodecError     (ValueError) bytes that are not what they claim; keeps the
+                                     kind, version, construct field path and byte offset
+"""
+
+from __future__ import annotations
+
+from assignframe_codec import CodecError
+
+__all__ = [
+    "AssignframeError",
+    "CodecError",
+    "DuplicateStrategyError",
+    "InvalidAssignmentError",
+    "InvalidStrategyError",
+    "PluginError",
+    "ScenarioError",
+    "StrategyResultError",
+    "UnknownStrategyError",
+    "UserDataError",
+]
+
+
+class AssignframeError(Exception):
+    """Base of every assignframe error except ``CodecError`` (which the codec distribution owns)."""
+
+
+class PluginError(AssignframeError):
+    """A plugin failed to import, to register, or behaved wrongly; the message names it."""
+
+
+class DuplicateStrategyError(PluginError):
+    """Two strategy classes claim the same name; the message names both and their distributions."""
+
+
+class InvalidStrategyError(PluginError):
+    """A plugin registered something that is not a Strategy subclass with a valid ``name``."""
+
+
+class UnknownStrategyError(AssignframeError, LookupError):
+    """No installed strategy has the requested name; the message lists the installed ones."""
+
+
+class StrategyResultError(AssignframeError):
+    """A strategy (or assign hook) returned something other than a well-formed GroupAssignment."""
+
+
+class UserDataError(AssignframeError, ValueError):
+    """A member's user data could not be decoded by the group's strategy."""
+
+
+class InvalidAssignmentError(AssignframeError):
+    """An assignment violates the group's rules (double ownership, non-subscriber, unassigned)."""
+
+
+class ScenarioError(AssignframeError, ValueError):
+    """A scenario, group or snapshot file is malformed; the message names where."""

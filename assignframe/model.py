@@ -1,0 +1,225 @@
+"""The data model every strategy, hook and tool shares.
+
+Everything here is a frozen dataclass holding plain Python values (no kafka-python types), so
+strategies are pure functions of their input, testable without a broker and picklable for Spark.
+Mappings are copied into fresh dicts on construction; treat them as read-only.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "Cluster",
+    "GroupAssignment",
+    "GroupSubscription",
+    "Member",
+    "MemberAssignment",
+    "MemberState",
+    "RebalanceProtocol",
+    "SubscriptionMetadata",
+    "TopicPartition",
+    "partitions_from_pairs",
+]
+
+
+class RebalanceProtocol(enum.Enum):
+    """How a group hands partitions over (KIP-429).
+
+    EAGER members give up everything before each rebalance; COOPERATIVE members keep what they own
+    and give up only what the new assignment takes away, rejoining for a follow-up round.
+    """
+
+    EAGER = "eager"
+    COOPERATIVE = "cooperative"
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class TopicPartition:
+    """One partition of one topic; orders by (topic, partition) like Java's comparators."""
+
+    topic: str
+    partition: int
+
+    def __str__(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+
+def partitions_from_pairs(pairs: Iterable[Any]) -> tuple[TopicPartition, ...]:
+    """Build TopicPartitions from ``(topic, partition)`` pairs, keeping their order."""
+    return tuple(p if isinstance(p, TopicPartition) else TopicPartition(p[0], p[1]) for p in pairs)
+
+
+def _frozen_dict(owner: object, name: str, value: Mapping[Any, Any] | None) -> None:
+    object.__setattr__(owner, name, None if value is None else dict(value))
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """What the leader knows of the topics: partition counts and, optionally, replica racks.
+
+    :param partitions_per_topic: topic -> number of partitions (topics absent here do not exist)
+    :param partition_racks: topic -> one tuple of replica racks per partition (KIP-881), or None
+    """
+
+    partitions_per_topic: Mapping[str, int]
+    partition_racks: Mapping[str, tuple[tuple[str, ...], ...]] | None = None
+
+    def __post_init__(self) -> None:
+        _frozen_dict(self, "partitions_per_topic", self.partitions_per_topic)
+        if self.partition_racks is not None:
+            racks = {t: tuple(tuple(r) for r in per) for t, per in self.partition_racks.items()}
+            object.__setattr__(self, "partition_racks", racks)
+
+    def partitions(self, topic: str) -> tuple[TopicPartition, ...]:
+        """All partitions of ``topic`` in partition order (empty if the topic is unknown)."""
+        return tuple(TopicPartition(topic, p) for p in range(self.partitions_per_topic.get(topic, 0)))
+
+    def racks_of(self, partition: TopicPartition) -> tuple[str, ...]:
+        """Replica racks of one partition (empty when unknown)."""
+        if not self.partition_racks:
+            return ()
+        per_partition = self.partition_racks.get(partition.topic, ())
+        return per_partition[partition.partition] if partition.partition < len(per_partition) else ()
+
+    @property
+    def has_racks(self) -> bool:
+        return bool(self.partition_racks)
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member's subscription as the leader sees it (the decoded JoinGroup metadata).
+
+    :param member_id: coordinator-assigned member id
+    :param topics: subscribed topics, in the order the subscription carried them (Java sorts them)
+    :param owned_partitions: partitions the member says it owns (subscription v1+, cooperative)
+    :param generation: generation the member last took part in (subscription v2+), -1 if none
+    :param group_instance_id: static membership id (KIP-345), or None
+    :param rack: the member's rack (subscription v3+), or None
+    :param user_data: the raw user data bytes (None and empty are different on the wire)
+    :param decoded_user_data: the strategy's decoding of ``user_data`` (see the decode_user_data hook)
+    :param subscription_version: the ConsumerProtocol version the subscription was read from
+    """
+
+    member_id: str
+    topics: tuple[str, ...]
+    owned_partitions: tuple[TopicPartition, ...] = ()
+    generation: int = -1
+    group_instance_id: str | None = None
+    rack: str | None = None
+    user_data: bytes | None = None
+    decoded_user_data: Any = None
+    subscription_version: int = 3
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "topics", tuple(self.topics))
+        object.__setattr__(self, "owned_partitions", partitions_from_pairs(self.owned_partitions))
+
+
+@dataclass(frozen=True)
+class GroupSubscription:
+    """Every member's subscription plus the cluster view: the input of ``Strategy.assign``.
+
+    :param members: member_id -> Member
+    :param cluster: partition counts and racks
+    :param generation: the generation this rebalance will create (first rebalance = 1)
+    :param options: free-form strategy options given by the operator (e.g. ``{"replicas": 2}``)
+    :param lags: per-partition lag when known (``{TopicPartition: int}``), else None
+    """
+
+    members: Mapping[str, Member]
+    cluster: Cluster
+    generation: int = 1
+    options: Mapping[str, Any] = field(default_factory=dict)
+    lags: Mapping[TopicPartition, int] | None = None
+
+    def __post_init__(self) -> None:
+        _frozen_dict(self, "members", self.members)
+        _frozen_dict(self, "options", self.options)
+        _frozen_dict(self, "lags", self.lags)
+
+    def subscribed_topics(self) -> tuple[str, ...]:
+        """Sorted union of every member's topics."""
+        return tuple(sorted({t for m in self.members.values() for t in m.topics}))
+
+
+@dataclass(frozen=True)
+class MemberAssignment:
+    """What the leader sends one member in SyncGroup.
+
+    :param partitions: assigned partitions, in the order they are written on the wire
+    :param user_data: strategy user data for the member (None is written as null)
+    """
+
+    partitions: tuple[TopicPartition, ...]
+    user_data: bytes | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "partitions", partitions_from_pairs(self.partitions))
+
+
+@dataclass(frozen=True)
+class SubscriptionMetadata:
+    """What a member puts in its JoinGroup subscription for one strategy (ConsumerProtocol v3).
+
+    :param topics: subscribed topics (written sorted, as Java does)
+    :param user_data: the strategy's user data, or None (null on the wire)
+    :param owned_partitions: partitions still owned (empty for EAGER strategies)
+    :param generation: the member's last generation, -1 if none
+    :param rack: the member's rack (``client.rack``), or None
+    """
+
+    topics: tuple[str, ...]
+    user_data: bytes | None = None
+    owned_partitions: tuple[TopicPartition, ...] = ()
+    generation: int = -1
+    rack: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "topics", tuple(self.topics))
+        object.__setattr__(self, "owned_partitions", partitions_from_pairs(self.owned_partitions))
+
+
+@dataclass(frozen=True)
+class GroupAssignment:
+    """The output of ``Strategy.assign``: member_id -> MemberAssignment for every member."""
+
+    assignments: Mapping[str, MemberAssignment]
+
+    def __post_init__(self) -> None:
+        _frozen_dict(self, "assignments", self.assignments)
+
+    @classmethod
+    def from_partitions(
+        cls, partitions: Mapping[str, Iterable[Any]], user_data: Mapping[str, bytes | None] | None = None
+    ) -> GroupAssignment:
+        """Build from member_id -> partitions (``TopicPartition`` or ``(topic, partition)`` pairs)."""
+        user_data = user_data or {}
+        return cls(
+            {m: MemberAssignment(partitions_from_pairs(ps), user_data.get(m)) for m, ps in partitions.items()}
+        )
+
+    def partitions_of(self, member_id: str) -> tuple[TopicPartition, ...]:
+        assignment = self.assignments.get(member_id)
+        return assignment.partitions if assignment else ()
+
+
+@dataclass(frozen=True)
+class MemberState:
+    """What one consumer remembers between rebalances (never shared between consumers).
+
+    :param owned_partitions: what the member owns now
+    :param generation: the generation of its last successful assignment, -1 before any
+    :param strategy_state: anything the strategy keeps for its next subscription (see on_assignment)
+    """
+
+    owned_partitions: tuple[TopicPartition, ...] = ()
+    generation: int = -1
+    strategy_state: Any = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "owned_partitions", partitions_from_pairs(self.owned_partitions))
