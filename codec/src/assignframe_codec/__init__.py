@@ -1,0 +1,119 @@
+"""assignframe-codec: byte-exact Kafka consumer-group wire formats, declared with construct.
+
+Quick tour::
+
+    import assignframe_codec as codec
+    codec.KINDS                                   # every kind name
+    sub = codec.decode_subscription(metadata)     # Java's view of a JoinGroup subscription
+    codec.encode_assignment([("t", 0), ("t", 1)]) # Java's grouping, v3
+    codec.decode("JoinGroupResponse", body, version=9).to_dict()
+
+See docs/codec.md for every layout, the quirks and the error model.
+"""
+
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _distribution_version
+
+from .consumer import (
+    decode_assignment,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+    java_string_key,
+)
+from .errors import (
+    CodecError,
+    EncodeError,
+    InvalidVersionError,
+    MalformedError,
+    TruncatedError,
+    UnknownKindError,
+)
+from .facade import decode, decode_record, encode, encode_record
+from .framing import decode_frame, encode_frame
+from .registry import KINDS
+from .types import (
+    Assignment,
+    CooperativeUserData,
+    Frame,
+    GroupMetadataKey,
+    GroupMetadataValue,
+    JoinGroupRequest,
+    JoinGroupRequestProtocol,
+    JoinGroupResponse,
+    JoinGroupResponseMember,
+    MemberData,
+    MemberMetadata,
+    OffsetCommitKey,
+    OffsetCommitValue,
+    RequestHeader,
+    ResponseHeader,
+    StickyUserData,
+    Subscription,
+    SyncGroupRequest,
+    SyncGroupRequestAssignment,
+    SyncGroupResponse,
+    TopicPartitions,
+)
+from .userdata import (
+    cooperative_member_data,
+    decode_cooperative_user_data,
+    decode_sticky_user_data,
+    encode_cooperative_user_data,
+    encode_sticky_user_data,
+    sticky_member_data,
+)
+
+try:
+    __version__ = _distribution_version("assignframe-codec")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
+
+__all__ = [
+    "Assignment",
+    "CodecError",
+    "CooperativeUserData",
+    "EncodeError",
+    "Frame",
+    "GroupMetadataKey",
+    "GroupMetadataValue",
+    "InvalidVersionError",
+    "JoinGroupRequest",
+    "JoinGroupRequestProtocol",
+    "JoinGroupResponse",
+    "JoinGroupResponseMember",
+    "KINDS",
+    "MalformedError",
+    "MemberData",
+    "MemberMetadata",
+    "OffsetCommitKey",
+    "OffsetCommitValue",
+    "RequestHeader",
+    "ResponseHeader",
+    "StickyUserData",
+    "Subscription",
+    "SyncGroupRequest",
+    "SyncGroupRequestAssignment",
+    "SyncGroupResponse",
+    "TopicPartitions",
+    "TruncatedError",
+    "UnknownKindError",
+    "__version__",
+    "cooperative_member_data",
+    "decode",
+    "decode_assignment",
+    "decode_cooperative_user_data",
+    "decode_frame",
+    "decode_record",
+    "decode_sticky_user_data",
+    "decode_subscription",
+    "encode",
+    "encode_assignment",
+    "encode_cooperative_user_data",
+    "encode_frame",
+    "encode_record",
+    "encode_sticky_user_data",
+    "encode_subscription",
+    "java_string_key",
+    "sticky_member_data",
+]

@@ -1,0 +1,172 @@
+"""Every kind the facade knows: its declaration, versions and how its version is carried.
+
+Version rules (Java parity):
+
+* generated messages and records decode any version >= the lowest (Java's top-level readers do
+  not check; nested structs refuse versions above their own), and encode only known versions;
+* the consumer protocol carries its version in an int16 prefix (see :mod:`.consumer`);
+* user data has no prefix: sticky layouts are versions 1 (V1) and 0 (V0), recognised when no
+  version is given; cooperative-sticky user data is version 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from . import consumer, group, records, userdata
+from .engine import Format, from_value
+from .errors import InvalidVersionError, reporting
+from .types import (
+    GroupMetadataKey,
+    GroupMetadataValue,
+    JoinGroupRequest,
+    JoinGroupResponse,
+    Message,
+    OffsetCommitKey,
+    OffsetCommitValue,
+    SyncGroupRequest,
+    SyncGroupResponse,
+)
+
+__all__ = ["CODECS", "KINDS", "Codec", "MessageCodec", "declaration", "message_codec"]
+
+
+class Codec(Protocol):
+    def decode(self, data: bytes, version: int | None) -> Any: ...
+
+    def encode(self, value: Any, version: int | None) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class MessageCodec:
+    """A generated message or record struct: versions ``lowest``..``highest``."""
+
+    fmt: Format
+    highest: int
+    flexible_from: int | None = None
+    lowest: int = 0
+    api_key: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.fmt.name
+
+    def is_flexible(self, version: int) -> bool:
+        return self.flexible_from is not None and version >= self.flexible_from
+
+    def decode(self, data: bytes, version: int | None) -> Message:
+        with reporting(self.name, version):
+            self._check(version, self.lowest, None)
+            assert version is not None
+            return self.fmt.decode(data, version=version, flexible=self.is_flexible(version))
+
+    def encode(self, value: Any, version: int | None) -> bytes:
+        with reporting(self.name, version):
+            message = from_value(self.fmt.model, value, version)
+            version = message.version if version is None else version  # type: ignore[attr-defined]
+            self._check(version, self.lowest, self.highest)
+            return self.fmt.encode(message, version=version, flexible=self.is_flexible(version))
+
+    def _check(self, version: int | None, lowest: int, highest: int | None) -> None:
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise InvalidVersionError(f"{self.name} needs an explicit version")
+        if version < lowest or (highest is not None and version > highest):
+            known = f"{self.lowest}-{self.highest}" if self.lowest != self.highest else self.lowest
+            raise InvalidVersionError(f"{self.name} has versions {known}, not {version}")
+
+
+class _Prefixed:
+    """Consumer protocol kinds: the version is the int16 prefix of the bytes."""
+
+    def __init__(self, name: str, decoder, encoder) -> None:
+        self.name, self._decoder, self._encoder = name, decoder, encoder
+
+    def decode(self, data: bytes, version: int | None) -> Any:
+        decoded = self._decoder(data)
+        if version is not None and version != decoded.version:
+            raise InvalidVersionError(
+                f"{self.name} carries its version in its prefix ({decoded.version}),"
+                f" not {version}", kind=self.name, version=version)
+        return decoded
+
+    def encode(self, value: Any, version: int | None) -> bytes:
+        return self._encoder(value, version)
+
+
+class _UserData:
+    def __init__(self, decoder, encoder) -> None:
+        self._decoder, self._encoder = decoder, encoder
+
+    def decode(self, data: bytes, version: int | None) -> Any:
+        return self._decoder(data, version)
+
+    def encode(self, value: Any, version: int | None) -> bytes:
+        return self._encoder(value, version)
+
+
+def _cooperative_decoder(data: bytes, version: int | None):
+    if version not in (None, 0):
+        raise InvalidVersionError(f"cooperative-sticky user data has version 0, not {version}",
+                                  kind="CooperativeStickyAssignorUserData", version=version)
+    return userdata.decode_cooperative_user_data(data)
+
+
+def _message(name, struct, model, highest, flexible_from=None, lowest=0, api_key=None):
+    return MessageCodec(Format(name, struct, model), highest, flexible_from, lowest, api_key)
+
+
+CODECS: dict[str, Codec] = {
+    "ConsumerProtocolSubscription": _Prefixed(
+        "ConsumerProtocolSubscription", consumer.decode_subscription_wire,
+        consumer.encode_subscription_value),
+    "ConsumerProtocolAssignment": _Prefixed(
+        "ConsumerProtocolAssignment", consumer.decode_assignment_wire,
+        consumer.encode_assignment_value),
+    "StickyAssignorUserData": _UserData(
+        userdata.decode_sticky_user_data, userdata.encode_sticky_value),
+    "CooperativeStickyAssignorUserData": _UserData(
+        _cooperative_decoder, userdata.encode_cooperative_value),
+    "JoinGroupRequest": _message(
+        "JoinGroupRequest", group.JOIN_GROUP_REQUEST, JoinGroupRequest, 9, 6, api_key=11),
+    "JoinGroupResponse": _message(
+        "JoinGroupResponse", group.JOIN_GROUP_RESPONSE, JoinGroupResponse, 9, 6, api_key=11),
+    "SyncGroupRequest": _message(
+        "SyncGroupRequest", group.SYNC_GROUP_REQUEST, SyncGroupRequest, 5, 4, api_key=14),
+    "SyncGroupResponse": _message(
+        "SyncGroupResponse", group.SYNC_GROUP_RESPONSE, SyncGroupResponse, 5, 4, api_key=14),
+    "GroupMetadataKey": _message(
+        "GroupMetadataKey", records.GROUP_METADATA_KEY, GroupMetadataKey, 2, lowest=2),
+    "GroupMetadataValue": _message(
+        "GroupMetadataValue", records.GROUP_METADATA_VALUE, GroupMetadataValue, 4, 4),
+    "OffsetCommitKey": _message(
+        "OffsetCommitKey", records.OFFSET_COMMIT_KEY, OffsetCommitKey, 1),
+    "OffsetCommitValue": _message(
+        "OffsetCommitValue", records.OFFSET_COMMIT_VALUE, OffsetCommitValue, 4, 4),
+}
+
+KINDS: tuple[str, ...] = tuple(sorted(CODECS))
+
+RECORD_KINDS = ("GroupMetadataKey", "GroupMetadataValue", "OffsetCommitKey", "OffsetCommitValue")
+
+
+def declaration(kind: str, version: int) -> tuple[Format[Any], dict[str, Any], int]:
+    """The declaration that carries ``kind`` at ``version``, its context parameters and where
+    its struct starts in a payload (2 after a consumer-protocol version prefix).
+
+    For tests and tools that run the interpreted and compiled declarations side by side.
+    """
+    codec = CODECS[kind]
+    if isinstance(codec, MessageCodec):
+        return codec.fmt, {"version": version, "flexible": codec.is_flexible(version)}, 0
+    params = {"version": min(version, consumer.HIGHEST_VERSION), "flexible": False}
+    if kind == "ConsumerProtocolSubscription":
+        return consumer.SUBSCRIPTION_FORMAT, params, 2
+    if kind == "ConsumerProtocolAssignment":
+        return consumer.ASSIGNMENT_FORMAT, params, 2
+    return userdata.FORMATS[(kind, version)], {"version": version, "flexible": False}, 0
+
+
+def message_codec(kind: str) -> MessageCodec | None:
+    codec = CODECS.get(kind)
+    return codec if isinstance(codec, MessageCodec) else None
