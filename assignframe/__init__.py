@@ -13,6 +13,7 @@ from .errors import (
     AssignframeError,
     CodecError,
     DuplicateStrategyError,
+    InconsistentGroupProtocolError,
     InvalidAssignmentError,
     InvalidStrategyError,
     PluginError,
@@ -22,6 +23,7 @@ from .errors import (
     UserDataError,
 )
 from .hookspecs import PROJECT_NAME
+from .metrics import RoundMetrics, Validity, balance_score, round_metrics, validate_assignment
 from .model import (
     Cluster,
     GroupAssignment,
@@ -33,6 +35,11 @@ from .model import (
     SubscriptionMetadata,
     TopicPartition,
 )
+from .plugins import PluginManager, get_plugin_manager
+from .registry import StrategyRegistry
+from .replay import Replay, ReplayStep, replay_scenario
+from .runner import Consumer, GroupRunner, Rebalance, RoundResult
+from .scenario import read_scenarios
 from .strategy import Strategy
 
 #: Decorator for hook implementations: ``@hookimpl def register_strategies(registry): ...``
@@ -47,23 +54,40 @@ __all__ = [
     "AssignframeError",
     "Cluster",
     "CodecError",
+    "Consumer",
     "DuplicateStrategyError",
     "GroupAssignment",
+    "GroupRunner",
     "GroupSubscription",
+    "InconsistentGroupProtocolError",
     "InvalidAssignmentError",
     "InvalidStrategyError",
     "Member",
     "MemberAssignment",
     "MemberState",
     "PluginError",
+    "PluginManager",
+    "Rebalance",
     "RebalanceProtocol",
+    "Replay",
+    "ReplayStep",
+    "RoundMetrics",
+    "RoundResult",
     "ScenarioError",
     "Strategy",
+    "StrategyRegistry",
     "StrategyResultError",
     "SubscriptionMetadata",
     "TopicPartition",
     "UnknownStrategyError",
     "UserDataError",
+    "Validity",
     "__version__",
+    "balance_score",
+    "get_plugin_manager",
     "hookimpl",
+    "read_scenarios",
+    "replay_scenario",
+    "round_metrics",
+    "validate_assignment",
 ]

@@ -7,6 +7,7 @@
     │   ├── DuplicateStrategyError   two classes claim one strategy name (names both distributions)
     │   └── InvalidStrategyError     a registered object is not a usable Strategy class
     ├── UnknownStrategyError         no installed strategy has that name (lists the installed ones)
+    ├── InconsistentGroupProtocolError  the members share no strategy (Kafka rejects the join)
     ├── StrategyResultError          a strategy or hook returned something that is not an assignment
     ├── UserDataError                a member's user data cannot be decoded by its strategy
     ├── InvalidAssignmentError       an assignment breaks the group's rules (double owned, ...)
@@ -24,6 +25,7 @@ __all__ = [
     "AssignframeError",
     "CodecError",
     "DuplicateStrategyError",
+    "InconsistentGroupProtocolError",
     "InvalidAssignmentError",
     "InvalidStrategyError",
     "PluginError",
@@ -52,6 +54,11 @@ class InvalidStrategyError(PluginError):
 
 class UnknownStrategyError(AssignframeError, LookupError):
     """No installed strategy has the requested name; the message lists the installed ones."""
+
+
+class InconsistentGroupProtocolError(AssignframeError):
+    """No strategy is offered by every member, so no group protocol can be chosen (Kafka's
+    INCONSISTENT_GROUP_PROTOCOL); the message names each member's offer."""
 
 
 class StrategyResultError(AssignframeError):

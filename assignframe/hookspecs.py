@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         GroupSubscription,
         MemberAssignment,
         MemberState,
+        RebalanceProtocol,
         SubscriptionMetadata,
     )
     from .registry import StrategyRegistry
@@ -55,18 +56,26 @@ def register_strategies(registry: StrategyRegistry) -> None:
 
 @_hookspec(firstresult=True)
 def subscription_metadata(
-    strategy: Strategy, topics: tuple[str, ...], state: MemberState, rack: str | None
+    strategy: Strategy,
+    topics: tuple[str, ...],
+    state: MemberState,
+    rack: str | None,
+    protocol: RebalanceProtocol,
 ) -> SubscriptionMetadata | None:
     """Build what a member puts in its JoinGroup subscription for ``strategy``.
 
-    The default drops owned partitions for EAGER strategies (and, for COOPERATIVE ones, partitions
-    of topics no longer subscribed), sends the last generation and rack, and asks the strategy for
-    its user data. Stops at first non-None result.
+    The default drops owned partitions when the member runs EAGER (and, under COOPERATIVE,
+    partitions of topics no longer subscribed), sends the last generation and rack, and asks the
+    strategy for its user data. ``state`` still holds what the member owned before the rebalance,
+    so user data may describe the previous assignment (as the sticky strategy's does). Stops at
+    first non-None result.
 
     :param strategy: the strategy the subscription is for
     :param topics: the topics the member subscribes to
     :param state: what the member kept from its last assignment
     :param rack: the member's rack (``client.rack``), or None
+    :param protocol: the member's rebalance protocol: the highest one every strategy it offers
+        supports (Java's rule, so offering ``[cooperative-sticky, range]`` means EAGER)
     :returns: the subscription to encode, or None to let the next implementation decide
     """
 

@@ -76,14 +76,18 @@ class Cluster:
 
     def partitions(self, topic: str) -> tuple[TopicPartition, ...]:
         """All partitions of ``topic`` in partition order (empty if the topic is unknown)."""
-        return tuple(TopicPartition(topic, p) for p in range(self.partitions_per_topic.get(topic, 0)))
+        return tuple(
+            TopicPartition(topic, p) for p in range(self.partitions_per_topic.get(topic, 0))
+        )
 
     def racks_of(self, partition: TopicPartition) -> tuple[str, ...]:
         """Replica racks of one partition (empty when unknown)."""
         if not self.partition_racks:
             return ()
         per_partition = self.partition_racks.get(partition.topic, ())
-        return per_partition[partition.partition] if partition.partition < len(per_partition) else ()
+        return (
+            per_partition[partition.partition] if partition.partition < len(per_partition) else ()
+        )
 
     @property
     def has_racks(self) -> bool:
@@ -101,7 +105,7 @@ class Member:
     :param group_instance_id: static membership id (KIP-345), or None
     :param rack: the member's rack (subscription v3+), or None
     :param user_data: the raw user data bytes (None and empty are different on the wire)
-    :param decoded_user_data: the strategy's decoding of ``user_data`` (see the decode_user_data hook)
+    :param decoded_user_data: the strategy's decoding of ``user_data`` (decode_user_data hook)
     :param subscription_version: the ConsumerProtocol version the subscription was read from
     """
 
@@ -195,12 +199,17 @@ class GroupAssignment:
 
     @classmethod
     def from_partitions(
-        cls, partitions: Mapping[str, Iterable[Any]], user_data: Mapping[str, bytes | None] | None = None
+        cls,
+        partitions: Mapping[str, Iterable[Any]],
+        user_data: Mapping[str, bytes | None] | None = None,
     ) -> GroupAssignment:
-        """Build from member_id -> partitions (``TopicPartition`` or ``(topic, partition)`` pairs)."""
+        """Build from member_id -> partitions (TopicPartitions or ``(topic, partition)`` pairs)."""
         user_data = user_data or {}
         return cls(
-            {m: MemberAssignment(partitions_from_pairs(ps), user_data.get(m)) for m, ps in partitions.items()}
+            {
+                m: MemberAssignment(partitions_from_pairs(ps), user_data.get(m))
+                for m, ps in partitions.items()
+            }
         )
 
     def partitions_of(self, member_id: str) -> tuple[TopicPartition, ...]:

@@ -43,8 +43,8 @@ Optional methods, each with a sensible default:
 * ``on_assignment(assignment, generation, state)``: the consumer's next ``MemberState``.
 * ``owners_per_partition(group)``: how many members each subscribed partition goes to (1).
 
-Then test it with the contract suite: ``pytest --assignframe-strategy=everything``
-(see docs/tutorial.md).
+Then test it with the contract suite: subclass ``assignframe.testing.StrategyContract`` and set
+``strategy_name = "everything"`` (see docs/tutorial.md).
 """
 
 from __future__ import annotations

@@ -1,0 +1,316 @@
+"""How good an assignment is: balance (KIP-54), movement, lag spread and validity.
+
+Balance score (KIP-54, ``StickyAssignor.getBalanceScore``): the sum, over every unordered pair of
+members, of the difference of their partition counts::
+
+    balance_score = sum(|n_a - n_b| for each pair {a, b} of members)
+
+0 is perfectly even. With counts sorted ascending ``c_0 <= ... <= c_{k-1}`` this equals
+``sum(c_i * (2i - k + 1))``, which is how it is computed (O(k log k), not O(k^2)).
+
+*Balanced* (KIP-54): the counts differ by at most one, or no partition can move from its member
+``a`` to another subscriber ``b`` of its topic with ``n_b <= n_a - 2`` (such a move always lowers
+the score by at least 2, so "no move improves the score" reduces to that test).
+
+Validity: every partition of a subscribed topic goes to exactly ``min(owners_per_partition,
+subscribers of its topic)`` distinct members (1 for ordinary strategies), only to members
+subscribed to its topic, and only partitions the cluster has. The checks run as C-level set and
+counter operations; per-partition Python loops only run to *list* the culprits of a broken one.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any
+
+from .model import Cluster, GroupAssignment, GroupSubscription, TopicPartition
+
+__all__ = [
+    "RoundMetrics",
+    "Validity",
+    "balance_score",
+    "is_balanced",
+    "lag_per_member",
+    "movement",
+    "round_metrics",
+    "validate_assignment",
+]
+
+_topic_of = attrgetter("topic")
+
+
+@dataclass(frozen=True)
+class Validity:
+    """What is wrong with an assignment (all empty = valid).
+
+    :param expected_owners: the ``owners_per_partition`` the check used
+    :param double_owned: partitions given to more members than expected (or twice to one member)
+    :param unowned: subscribed partitions given to fewer members than expected
+    :param non_subscriber: ``(member_id, partition)`` given to a member not subscribed to its topic
+    :param unknown: ``(member_id, partition)`` the cluster does not have
+    """
+
+    expected_owners: int = 1
+    double_owned: tuple[TopicPartition, ...] = ()
+    unowned: tuple[TopicPartition, ...] = ()
+    non_subscriber: tuple[tuple[str, TopicPartition], ...] = ()
+    unknown: tuple[tuple[str, TopicPartition], ...] = ()
+
+    @property
+    def is_valid(self) -> bool:
+        return not (self.double_owned or self.unowned or self.non_subscriber or self.unknown)
+
+    def describe(self) -> str:
+        """One line naming the first few culprits of each kind ("valid" if none)."""
+        parts = [
+            _listed("double-owned", self.double_owned),
+            _listed("unowned", self.unowned),
+            _listed("given to non-subscribers", [f"{tp}->{m}" for m, tp in self.non_subscriber]),
+            _listed("unknown to the cluster", [f"{tp}->{m}" for m, tp in self.unknown]),
+        ]
+        return "; ".join(p for p in parts if p) or "valid"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "valid": self.is_valid,
+            "expected_owners": self.expected_owners,
+            "double_owned": [[tp.topic, tp.partition] for tp in self.double_owned],
+            "unowned": [[tp.topic, tp.partition] for tp in self.unowned],
+            "non_subscriber": [[m, tp.topic, tp.partition] for m, tp in self.non_subscriber],
+            "unknown": [[m, tp.topic, tp.partition] for m, tp in self.unknown],
+        }
+
+
+def _listed(label: str, items: Iterable[Any], limit: int = 5) -> str:
+    shown = [str(item) for item in itertools.islice(items, limit + 1)]
+    if not shown:
+        return ""
+    more = ", ..." if len(shown) > limit else ""
+    return f"{label}: {', '.join(shown[:limit])}{more}"
+
+
+@dataclass(frozen=True)
+class RoundMetrics:
+    """Metrics of one assignment (see the module docstring for the definitions).
+
+    Lag fields are None when lags are unknown; kept/moved are None without a previous round.
+    ``lag_ratio`` is max/min total lag per member, None when the least-lagged member has none.
+    """
+
+    members: int
+    partitions_assigned: int
+    balance_score: int
+    balanced: bool
+    min_partitions: int
+    max_partitions: int
+    idle_members: tuple[str, ...]
+    partitions_kept: int | None
+    partitions_moved: int | None
+    lag_per_member: Mapping[str, int] | None
+    lag_spread: int | None
+    lag_ratio: float | None
+    validity: Validity
+
+    @property
+    def spread(self) -> int:
+        """max - min partitions per member."""
+        return self.max_partitions - self.min_partitions
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "members": self.members,
+            "partitions_assigned": self.partitions_assigned,
+            "balance_score": self.balance_score,
+            "balanced": self.balanced,
+            "min_partitions": self.min_partitions,
+            "max_partitions": self.max_partitions,
+            "spread": self.spread,
+            "idle_members": list(self.idle_members),
+            "partitions_kept": self.partitions_kept,
+            "partitions_moved": self.partitions_moved,
+            "lag_per_member": None if self.lag_per_member is None else dict(self.lag_per_member),
+            "lag_spread": self.lag_spread,
+            "lag_ratio": self.lag_ratio,
+            "validity": self.validity.as_dict(),
+        }
+
+
+def round_metrics(
+    group: GroupSubscription,
+    assignment: GroupAssignment,
+    previous: GroupAssignment | None = None,
+    owners_per_partition: int = 1,
+) -> RoundMetrics:
+    """Every metric of one assignment of ``group``."""
+    counts = {m: len(a.partitions) for m, a in assignment.assignments.items()}
+    kept, moved = movement(previous, assignment) if previous is not None else (None, None)
+    lags = lag_per_member(assignment, group.lags) if group.lags is not None else None
+    lag_totals = sorted(lags.values()) if lags else []
+    return RoundMetrics(
+        members=len(counts),
+        partitions_assigned=sum(counts.values()),
+        balance_score=balance_score(counts.values()),
+        balanced=is_balanced(group, assignment),
+        min_partitions=min(counts.values(), default=0),
+        max_partitions=max(counts.values(), default=0),
+        idle_members=tuple(sorted(m for m, n in counts.items() if n == 0)),
+        partitions_kept=kept,
+        partitions_moved=moved,
+        lag_per_member=lags,
+        lag_spread=lag_totals[-1] - lag_totals[0] if lag_totals else None,
+        lag_ratio=_ratio(lag_totals),
+        validity=validate_assignment(group, assignment, owners_per_partition),
+    )
+
+
+def balance_score(partition_counts: Iterable[int]) -> int:
+    """KIP-54's score: sum of ``|n_a - n_b|`` over all unordered pairs of members."""
+    ordered = sorted(partition_counts)
+    size = len(ordered)
+    return sum(count * (2 * index - size + 1) for index, count in enumerate(ordered))
+
+
+def is_balanced(group: GroupSubscription, assignment: GroupAssignment) -> bool:
+    """KIP-54's "balanced": counts within one, or no partition can move to a subscriber of its
+    topic holding at least two fewer partitions."""
+    counts = {m: len(a.partitions) for m, a in assignment.assignments.items()}
+    if not counts or max(counts.values()) - min(counts.values()) <= 1:
+        return True
+    least_loaded_subscriber: dict[str, int] = {}
+    for member_id, member in group.members.items():
+        for topic in member.topics:
+            current = least_loaded_subscriber.get(topic, counts.get(member_id, 0))
+            least_loaded_subscriber[topic] = min(current, counts.get(member_id, 0))
+    for member_id, assigned in assignment.assignments.items():
+        ceiling = counts[member_id] - 2
+        topics_held = set(map(_topic_of, assigned.partitions))
+        if any(least_loaded_subscriber.get(t, ceiling + 1) <= ceiling for t in topics_held):
+            return False
+    return True
+
+
+def movement(previous: GroupAssignment, current: GroupAssignment) -> tuple[int, int]:
+    """(kept, moved): partitions a member keeps from the previous round, and partitions that
+    were assigned in the previous round and now belong to a different member."""
+    previously_assigned = set(_all_partitions(previous))
+    kept = moved = 0
+    for member_id, assigned in current.assignments.items():
+        now = set(assigned.partitions)
+        before = set(previous.partitions_of(member_id))
+        kept += len(now & before)
+        moved += len((now - before) & previously_assigned)
+    return kept, moved
+
+
+def lag_per_member(
+    assignment: GroupAssignment, lags: Mapping[TopicPartition, int]
+) -> dict[str, int]:
+    """member_id -> total lag of its partitions (unknown partitions count 0)."""
+    return {
+        m: sum(map(lags.get, a.partitions, itertools.repeat(0)))
+        for m, a in assignment.assignments.items()
+    }
+
+
+def _ratio(sorted_totals: list[int]) -> float | None:
+    if not sorted_totals or sorted_totals[0] == 0:
+        return None
+    return sorted_totals[-1] / sorted_totals[0]
+
+
+def _all_partitions(assignment: GroupAssignment) -> Iterable[TopicPartition]:
+    return itertools.chain.from_iterable(a.partitions for a in assignment.assignments.values())
+
+
+# -- validity ------------------------------------------------------------------------------
+
+
+def validate_assignment(
+    group: GroupSubscription, assignment: GroupAssignment, owners_per_partition: int = 1
+) -> Validity:
+    """Check every subscribed partition goes to ``min(owners_per_partition, subscribers)``
+    distinct members, only subscribers, and only partitions the cluster has."""
+    subscribers = Counter(t for member in group.members.values() for t in set(member.topics))
+    expected = _subscribed_partitions(_cluster_key(group.cluster), tuple(sorted(subscribers)))
+    counts = Counter(_all_partitions(assignment))
+    non_subscriber, repeats = _member_problems(group, assignment)
+    if owners_per_partition == 1 and not (non_subscriber or repeats):
+        # Fast path: exactly the expected partitions, each once.
+        if counts.keys() == expected and max(counts.values(), default=1) == 1:
+            return Validity(1)
+    return _detailed_validity(group, assignment, owners_per_partition, subscribers, expected)
+
+
+def _member_problems(
+    group: GroupSubscription, assignment: GroupAssignment
+) -> tuple[list[tuple[str, TopicPartition]], bool]:
+    """(partitions held by non-subscribers, did any member get a partition twice?)"""
+    non_subscriber: list[tuple[str, TopicPartition]] = []
+    repeats = False
+    for member_id, assigned in assignment.assignments.items():
+        member = group.members.get(member_id)
+        allowed = set(member.topics) if member else set()
+        if not set(map(_topic_of, assigned.partitions)) <= allowed:
+            non_subscriber += [
+                (member_id, tp) for tp in assigned.partitions if tp.topic not in allowed
+            ]
+        repeats = repeats or len(set(assigned.partitions)) != len(assigned.partitions)
+    return non_subscriber, repeats
+
+
+def _detailed_validity(
+    group: GroupSubscription,
+    assignment: GroupAssignment,
+    owners_per_partition: int,
+    subscribers: Mapping[str, int],
+    expected: frozenset[TopicPartition],
+) -> Validity:
+    owners: dict[TopicPartition, list[str]] = {}
+    for member_id, assigned in assignment.assignments.items():
+        for tp in assigned.partitions:
+            owners.setdefault(tp, []).append(member_id)
+    known = _cluster_partitions(group.cluster)
+    needed = {t: min(owners_per_partition, n) for t, n in subscribers.items()}
+    double_owned = sorted(
+        tp
+        for tp, held_by in owners.items()
+        if len(held_by) > len(set(held_by)) or len(held_by) > needed.get(tp.topic, 1)
+    )
+    unowned = sorted(tp for tp in expected if len(set(owners.get(tp, ()))) < needed[tp.topic])
+    non_subscriber, _ = _member_problems(group, assignment)
+    unknown = [
+        (m, tp) for tp, held_by in sorted(owners.items()) if tp not in known for m in held_by
+    ]
+    return Validity(
+        owners_per_partition,
+        tuple(double_owned),
+        tuple(unowned),
+        tuple(non_subscriber),
+        tuple(unknown),
+    )
+
+
+def _cluster_key(cluster: Cluster) -> tuple[tuple[str, int], ...]:
+    return tuple(sorted(cluster.partitions_per_topic.items()))
+
+
+@functools.lru_cache(maxsize=128)
+def _subscribed_partitions(
+    cluster_key: tuple[tuple[str, int], ...], topics: tuple[str, ...]
+) -> frozenset[TopicPartition]:
+    """Every partition of the subscribed topics the cluster has (cached: rounds of one group
+    usually share the cluster and the subscriptions)."""
+    partitions_per_topic = dict(cluster_key)
+    return frozenset(
+        TopicPartition(t, p) for t in topics for p in range(partitions_per_topic.get(t, 0))
+    )
+
+
+def _cluster_partitions(cluster: Cluster) -> frozenset[TopicPartition]:
+    key = _cluster_key(cluster)
+    return _subscribed_partitions(key, tuple(t for t, _ in key))

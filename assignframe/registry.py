@@ -1,0 +1,134 @@
+"""The strategy registry handed to every plugin's ``register_strategies`` hook.
+
+Each class names itself with its ``name`` attribute. A bad class or a name claimed twice fails
+loudly and names the classes and the distributions involved (hatch's ``ClassRegister``): an
+assignor that silently shadows another changes who owns which partition.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .errors import DuplicateStrategyError, InvalidStrategyError, UnknownStrategyError
+from .model import RebalanceProtocol
+from .strategy import Strategy
+
+__all__ = ["PluginSource", "RegisteredStrategy", "StrategyRegistry"]
+
+
+@dataclass(frozen=True)
+class PluginSource:
+    """Where a plugin came from, for error messages and ``assignframe plugins``.
+
+    :param plugin: the plugin's name (its entry point name, or the name it was registered under)
+    :param distribution: the installed distribution that provides it, None if registered directly
+    :param version: that distribution's version
+    """
+
+    plugin: str
+    distribution: str | None = None
+    version: str | None = None
+
+    def __str__(self) -> str:
+        if self.distribution is None:
+            return f"plugin {self.plugin!r} (registered directly, not from a distribution)"
+        return f"plugin {self.plugin!r} (distribution {self.distribution} {self.version})"
+
+
+@dataclass(frozen=True)
+class RegisteredStrategy:
+    """One registered strategy class and the plugin that registered it."""
+
+    name: str
+    cls: type[Strategy]
+    source: PluginSource
+
+    @property
+    def class_path(self) -> str:
+        return f"{self.cls.__module__}.{self.cls.__qualname__}"
+
+    @property
+    def protocols(self) -> tuple[RebalanceProtocol, ...]:
+        return tuple(self.cls.protocols)
+
+    def describe(self) -> str:
+        return f"{self.class_path} from {self.source}"
+
+
+class StrategyRegistry:
+    """Strategy classes by name; plugins call :meth:`add` from ``register_strategies``."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, RegisteredStrategy] = {}
+        self._source = PluginSource("<unknown>")
+
+    @contextlib.contextmanager
+    def registering_for(self, source: PluginSource) -> Iterator[StrategyRegistry]:
+        """Attribute every :meth:`add` inside the block to ``source`` (the plugin manager's)."""
+        previous, self._source = self._source, source
+        try:
+            yield self
+        finally:
+            self._source = previous
+
+    def add(self, cls: object) -> None:
+        """Register a :class:`~assignframe.strategy.Strategy` subclass under its ``name``.
+
+        :raises InvalidStrategyError: ``cls`` is not a concrete Strategy subclass with a name
+        :raises DuplicateStrategyError: another class already claimed that name
+        """
+        strategy_cls = self._checked_class(cls)
+        entry = RegisteredStrategy(strategy_cls.name, strategy_cls, self._source)
+        existing = self._entries.get(entry.name)
+        if existing is not None and existing.cls is not strategy_cls:
+            raise DuplicateStrategyError(
+                f"strategy name {entry.name!r} is registered twice: by {existing.describe()} "
+                f"and by {entry.describe()}; uninstall one of the distributions"
+            )
+        self._entries[entry.name] = entry
+
+    def _checked_class(self, cls: object) -> type[Strategy]:
+        if not (isinstance(cls, type) and issubclass(cls, Strategy)):
+            raise InvalidStrategyError(
+                f"{self._source} registered {cls!r}, which is not a subclass of "
+                "assignframe.Strategy"
+            )
+        described = f"{cls.__module__}.{cls.__qualname__} registered by {self._source}"
+        name = getattr(cls, "name", None)
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidStrategyError(f"{described} needs a non-empty str `name`, got {name!r}")
+        if getattr(cls, "__abstractmethods__", None):
+            missing = ", ".join(sorted(cls.__abstractmethods__))
+            raise InvalidStrategyError(f"{described} does not implement {missing}")
+        return cls
+
+    def get(self, name: str) -> RegisteredStrategy:
+        """The registration of ``name``.
+
+        :raises UnknownStrategyError: nothing registered that name (lists what is installed)
+        """
+        try:
+            return self._entries[name]
+        except KeyError:
+            installed = ", ".join(self.names()) or "none (is any assignframe-* plugin installed?)"
+            raise UnknownStrategyError(
+                f"unknown strategy {name!r}; installed strategies: {installed}"
+            ) from None
+
+    def find(self, name: str) -> RegisteredStrategy | None:
+        """The registration of ``name``, or None."""
+        return self._entries.get(name)
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(sorted(self._entries))
+
+    def entries(self) -> tuple[RegisteredStrategy, ...]:
+        return tuple(self._entries[name] for name in self.names())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)

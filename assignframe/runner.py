@@ -1,0 +1,371 @@
+"""Plays rebalance rounds the way real consumers and the coordinator do.
+
+One mechanism for every tool (CLI, replay, audit): it mirrors Java's ``ConsumerCoordinator`` as
+described in ``shared/golden/README.md``:
+
+1. *join*: each consumer keeps its own :class:`~assignframe.model.MemberState`. EAGER consumers
+   give up everything first; COOPERATIVE ones only the partitions of topics they dropped. The
+   subscription is built through the ``subscription_metadata`` hook and encoded as
+   ConsumerProtocol v3 bytes (or taken verbatim when a consumer brings crafted bytes);
+2. *election*: the coordinator picks the strategy every member offers that most members prefer
+   (:mod:`assignframe.election`); the generation increments;
+3. *leader*: every subscription is decoded from its bytes (the static ``group_instance_id`` comes
+   from the join, as on the wire), user data through the ``decode_user_data`` hook; the strategy
+   assigns through the plugin manager; each member's assignment is encoded as v3 bytes;
+4. *sync*: each consumer decodes its own bytes and updates its state (``on_assignment`` hook).
+   A COOPERATIVE consumer that lost partitions it owned rejoins, so :meth:`GroupRunner.rebalance`
+   plays follow-up rounds until nobody has to (bounded by ``max_followups``).
+
+Per round the work is the codec's encode/decode plus the strategy; metrics are computed only when
+:attr:`RoundResult.metrics` is read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import wire
+from .defaults import partitions_kept_at_join
+from .election import elect_group_protocol, member_rebalance_protocol
+from .errors import InvalidAssignmentError
+from .metrics import RoundMetrics, round_metrics
+from .model import (
+    Cluster,
+    GroupAssignment,
+    GroupSubscription,
+    Member,
+    MemberState,
+    RebalanceProtocol,
+    TopicPartition,
+)
+from .plugins import PluginManager, get_plugin_manager
+from .strategy import Strategy
+
+__all__ = ["Consumer", "DEFAULT_MAX_FOLLOWUPS", "GroupRunner", "Rebalance", "RoundResult"]
+
+#: Follow-up rounds a rebalance may add before the runner reports it unsettled.
+DEFAULT_MAX_FOLLOWUPS = 10
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """One consumer joining a round.
+
+    :param member_id: its member id (state is kept per member id; an unknown id is a new consumer)
+    :param topics: the topics it subscribes to
+    :param strategies: strategy names it offers, most preferred first; empty = the runner's default
+    :param rack: its ``client.rack``, or None
+    :param group_instance_id: its static membership id (KIP-345), or None
+    :param subscription: crafted JoinGroup metadata bytes sent verbatim instead of building them
+    """
+
+    member_id: str
+    topics: tuple[str, ...]
+    strategies: tuple[str, ...] = ()
+    rack: str | None = None
+    group_instance_id: str | None = None
+    subscription: bytes | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "topics", tuple(self.topics))
+        object.__setattr__(self, "strategies", tuple(self.strategies))
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """Everything one round produced.
+
+    :param index: position of this round in the runner's life (0 = first)
+    :param generation: the generation the round created
+    :param followup: True if the runner added the round because cooperative members rejoined
+    :param protocol: the strategy name the group ran
+    :param subscriptions: member_id -> the JoinGroup metadata bytes it sent
+    :param assignment_bytes: member_id -> the SyncGroup assignment bytes it received
+    :param group: what the leader handed the strategy
+    :param assignment: what the strategy returned
+    :param revoked: member_id -> partitions a COOPERATIVE member owned but lost (members that
+        must rejoin; members that lost nothing are absent, as in the golden files)
+    :param owners_per_partition: how many members the strategy gives each partition (for metrics)
+    :param previous: the previous round's assignment, if any (for kept/moved metrics)
+    """
+
+    index: int
+    generation: int
+    followup: bool
+    protocol: str
+    subscriptions: Mapping[str, bytes]
+    assignment_bytes: Mapping[str, bytes]
+    group: GroupSubscription
+    assignment: GroupAssignment
+    revoked: Mapping[str, tuple[TopicPartition, ...]]
+    owners_per_partition: int = 1
+    previous: GroupAssignment | None = field(default=None, repr=False, compare=False)
+
+    @functools.cached_property
+    def metrics(self) -> RoundMetrics:
+        """Balance, movement, lag and validity of this round (computed on first access)."""
+        return round_metrics(self.group, self.assignment, self.previous, self.owners_per_partition)
+
+    @property
+    def rejoining(self) -> tuple[str, ...]:
+        """Members that must rejoin (cooperative revocations), sorted."""
+        return tuple(sorted(self.revoked))
+
+    def result_pairs(self) -> dict[str, list[list[Any]]]:
+        """member_id -> ``[[topic, partition], ...]`` in assignment order (golden ``result``)."""
+        return {
+            member_id: [[tp.topic, tp.partition] for tp in assignment.partitions]
+            for member_id, assignment in self.assignment.assignments.items()
+        }
+
+
+@dataclass(frozen=True)
+class Rebalance:
+    """One rebalance: the round that started it and the follow-ups the runner added."""
+
+    rounds: tuple[RoundResult, ...]
+    settled: bool
+
+    @property
+    def first(self) -> RoundResult:
+        return self.rounds[0]
+
+    @property
+    def final(self) -> RoundResult:
+        return self.rounds[-1]
+
+
+class GroupRunner:
+    """A consumer group: its consumers' states, the cluster view and the generation.
+
+    :param strategies: the strategy name (or preference list) consumers offer by default
+    :param cluster: partition counts (and racks) the leader sees
+    :param pm: the plugin manager (default: the process-wide one)
+    :param options: operator options for the strategies (``GroupSubscription.options`` too)
+    :param max_followups: follow-up rounds one rebalance may add before it counts as unsettled
+    """
+
+    def __init__(
+        self,
+        strategies: str | Sequence[str],
+        *,
+        cluster: Cluster,
+        pm: PluginManager | None = None,
+        options: Mapping[str, Any] | None = None,
+        max_followups: int = DEFAULT_MAX_FOLLOWUPS,
+    ) -> None:
+        names = (strategies,) if isinstance(strategies, str) else tuple(strategies)
+        if not names:
+            raise ValueError("a group needs at least one strategy name")
+        self.default_strategies = names
+        self.cluster = cluster
+        self.options: Mapping[str, Any] = dict(options or {})
+        self.max_followups = max_followups
+        self._pm = pm or get_plugin_manager()
+        self._instances: dict[str, Strategy] = {}
+        self._states: dict[str, MemberState] = {}
+        self._generation = 0
+        self._rounds_played = 0
+        self._last_assignment: GroupAssignment | None = None
+
+    @property
+    def generation(self) -> int:
+        """The generation of the last round (0 before any)."""
+        return self._generation
+
+    @property
+    def states(self) -> Mapping[str, MemberState]:
+        """Each current member's state (a copy)."""
+        return dict(self._states)
+
+    def rebalance(
+        self,
+        consumers: Iterable[Consumer],
+        *,
+        cluster: Cluster | None = None,
+        lags: Mapping[TopicPartition, int] | None = None,
+        generation: int | None = None,
+    ) -> Rebalance:
+        """Play one rebalance with ``consumers`` (absent ones have left) and its follow-ups."""
+        joining = tuple(consumers)
+        rounds = [self.play_round(joining, cluster=cluster, lags=lags, generation=generation)]
+        rejoin = tuple(dataclasses.replace(c, subscription=None) for c in joining)
+        while rounds[-1].revoked and len(rounds) <= self.max_followups:
+            rounds.append(self.play_round(rejoin, lags=lags, followup=True))
+        return Rebalance(tuple(rounds), settled=not rounds[-1].revoked)
+
+    def play_round(
+        self,
+        consumers: Iterable[Consumer],
+        *,
+        cluster: Cluster | None = None,
+        lags: Mapping[TopicPartition, int] | None = None,
+        generation: int | None = None,
+        followup: bool = False,
+    ) -> RoundResult:
+        """Play exactly one round (no follow-ups); see the module docstring for the steps.
+
+        :param generation: the generation to create (default: the last one + 1); must grow
+        """
+        joining = _unique(consumers)
+        self.cluster = cluster or self.cluster
+        new_generation = self._next_generation(generation)
+        protocol_name, strategy = self._elect(joining)
+        joins = self._join_all(joining, strategy)
+        group = self._leader_view(joins, strategy, new_generation, lags)
+        assignment = self._pm.assign(strategy, group)
+        if joins[0].protocol is RebalanceProtocol.COOPERATIVE:  # the leader validates (Java)
+            _check_cooperative(strategy, group, assignment)
+        assignment_bytes = {
+            m: wire.encode_member_assignment(a) for m, a in assignment.assignments.items()
+        }
+        result = RoundResult(
+            index=self._rounds_played,
+            generation=new_generation,
+            followup=followup,
+            protocol=protocol_name,
+            subscriptions={j.member_id: j.subscription for j in joins},
+            assignment_bytes=assignment_bytes,
+            group=group,
+            assignment=assignment,
+            revoked=self._sync(joins, strategy, assignment_bytes, new_generation),
+            owners_per_partition=strategy.owners_per_partition(group),
+            previous=self._last_assignment,
+        )
+        self._generation, self._last_assignment = new_generation, assignment
+        self._rounds_played += 1
+        return result
+
+    # -- the steps -------------------------------------------------------------------------
+
+    def _next_generation(self, requested: int | None) -> int:
+        if requested is None:
+            return self._generation + 1
+        if requested <= self._generation:
+            raise ValueError(
+                f"generation {requested} does not follow generation {self._generation}"
+            )
+        return requested
+
+    def _elect(self, joining: Sequence[Consumer]) -> tuple[str, Strategy]:
+        offers = {c.member_id: c.strategies or self.default_strategies for c in joining}
+        name = elect_group_protocol(offers)
+        return name, self._strategy(name)
+
+    def _strategy(self, name: str) -> Strategy:
+        if name not in self._instances:
+            self._instances[name] = self._pm.strategy(name, **self.options)
+        return self._instances[name]
+
+    def _join_all(self, joining: Sequence[Consumer], strategy: Strategy) -> list[_Join]:
+        """Every consumer's join; members that left lose their state (a new id starts fresh)."""
+        self._states = {c.member_id: self._states.get(c.member_id, MemberState()) for c in joining}
+        return [self._join(consumer, strategy) for consumer in joining]
+
+    def _join(self, consumer: Consumer, strategy: Strategy) -> _Join:
+        offered = consumer.strategies or self.default_strategies
+        protocol = member_rebalance_protocol(
+            [self._strategy(n).protocols for n in offered], consumer.member_id
+        )
+        state = self._states[consumer.member_id]
+        subscription = consumer.subscription
+        if subscription is None:
+            metadata = self._pm.subscription_metadata(
+                strategy, consumer.topics, state, consumer.rack, protocol
+            )
+            subscription = wire.encode_subscription_metadata(metadata)
+        owned = partitions_kept_at_join(state, consumer.topics, protocol)
+        return _Join(consumer, protocol, owned, subscription)
+
+    def _leader_view(
+        self,
+        joins: Sequence[_Join],
+        strategy: Strategy,
+        generation: int,
+        lags: Mapping[TopicPartition, int] | None,
+    ) -> GroupSubscription:
+        members: dict[str, Member] = {}
+        for join in joins:
+            decoded = wire.decode_subscription(join.subscription)
+            user_data = self._pm.decode_user_data(
+                strategy, join.member_id, decoded.user_data, decoded.version
+            )
+            members[join.member_id] = wire.member_from_subscription(
+                join.member_id, decoded, join.consumer.group_instance_id, user_data
+            )
+        return GroupSubscription(members, self.cluster, generation, self.options, lags)
+
+    def _sync(
+        self,
+        joins: Sequence[_Join],
+        strategy: Strategy,
+        assignment_bytes: Mapping[str, bytes],
+        generation: int,
+    ) -> dict[str, tuple[TopicPartition, ...]]:
+        """Each consumer reads its bytes and updates its state; returns cooperative revocations."""
+        revoked: dict[str, tuple[TopicPartition, ...]] = {}
+        for join in joins:
+            received = wire.decode_member_assignment(assignment_bytes[join.member_id])
+            before = self._states[join.member_id]
+            joined = MemberState(join.owned_at_join, before.generation, before.strategy_state)
+            self._states[join.member_id] = self._pm.on_assignment(
+                strategy, received, generation, joined
+            )
+            if join.protocol is RebalanceProtocol.COOPERATIVE:
+                kept = set(received.partitions)
+                lost = tuple(tp for tp in join.owned_at_join if tp not in kept)
+                if lost:
+                    revoked[join.member_id] = lost
+        return revoked
+
+
+@dataclass(frozen=True)
+class _Join:
+    """One consumer's side of a join: its protocol, what it still owns, what it sent."""
+
+    consumer: Consumer
+    protocol: RebalanceProtocol
+    owned_at_join: tuple[TopicPartition, ...]
+    subscription: bytes
+
+    @property
+    def member_id(self) -> str:
+        return self.consumer.member_id
+
+
+def _unique(consumers: Iterable[Consumer]) -> tuple[Consumer, ...]:
+    joining = tuple(consumers)
+    if not joining:
+        raise ValueError("a round needs at least one consumer")
+    seen: set[str] = set()
+    for consumer in joining:
+        if consumer.member_id in seen:
+            raise ValueError(f"member id {consumer.member_id!r} joins twice")
+        seen.add(consumer.member_id)
+    return joining
+
+
+def _check_cooperative(
+    strategy: Strategy, group: GroupSubscription, assignment: GroupAssignment
+) -> None:
+    """Java's ``validateCooperativeAssignment``: a partition may not move in the round it is
+    revoked; it must be released first and assigned in the follow-up."""
+    if not any(member.owned_partitions for member in group.members.values()):
+        return
+    added: set[TopicPartition] = set()
+    revoked: set[TopicPartition] = set()
+    for member_id, member in group.members.items():
+        owned = set(member.owned_partitions)
+        assigned = set(assignment.partitions_of(member_id))
+        added |= assigned - owned
+        revoked |= owned - assigned
+    moving = added & revoked
+    if moving:
+        raise InvalidAssignmentError(
+            f"strategy {strategy.name!r} runs COOPERATIVE but moved partitions still owned by "
+            f"another member in the same round: {', '.join(map(str, sorted(moving)))}"
+        )

@@ -1,0 +1,83 @@
+"""Between the model and the wire: ConsumerProtocol bytes via ``assignframe_codec``.
+
+The only module of the core that builds or reads codec values, so the codec's types never leak
+into strategies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import assignframe_codec as codec
+
+from .model import Member, MemberAssignment, SubscriptionMetadata, TopicPartition
+
+__all__ = [
+    "WIRE_VERSION",
+    "decode_member_assignment",
+    "decode_subscription",
+    "encode_member_assignment",
+    "encode_subscription_metadata",
+    "member_from_subscription",
+]
+
+#: ConsumerProtocol version the runner writes (Java's current one).
+WIRE_VERSION = 3
+
+
+def encode_subscription_metadata(metadata: SubscriptionMetadata) -> bytes:
+    """JoinGroup protocol metadata bytes for one member (version-prefixed, Java's field order)."""
+    return codec.encode_subscription(
+        metadata.topics,
+        user_data=metadata.user_data,
+        owned_partitions=_pairs(metadata.owned_partitions),
+        generation_id=metadata.generation,
+        rack_id=metadata.rack,
+        version=WIRE_VERSION,
+    )
+
+
+def decode_subscription(data: bytes) -> codec.Subscription:
+    return codec.decode_subscription(data)
+
+
+def member_from_subscription(
+    member_id: str,
+    subscription: codec.Subscription,
+    group_instance_id: str | None,
+    decoded_user_data: Any,
+) -> Member:
+    """The leader's view of one member: its decoded bytes plus what the join itself carried."""
+    return Member(
+        member_id=member_id,
+        topics=subscription.topics,
+        owned_partitions=_flatten(subscription.owned_partitions),
+        generation=subscription.generation_id,
+        group_instance_id=group_instance_id,
+        rack=subscription.rack_id,
+        user_data=subscription.user_data,
+        decoded_user_data=decoded_user_data,
+        subscription_version=subscription.version,
+    )
+
+
+def encode_member_assignment(assignment: MemberAssignment) -> bytes:
+    """SyncGroup assignment bytes for one member (partition order kept, Java's topic grouping)."""
+    return codec.encode_assignment(
+        _pairs(assignment.partitions), user_data=assignment.user_data, version=WIRE_VERSION
+    )
+
+
+def decode_member_assignment(data: bytes) -> MemberAssignment:
+    """What a member reads back from its SyncGroup bytes."""
+    decoded = codec.decode_assignment(data)
+    return MemberAssignment(_flatten(decoded.assigned_partitions), decoded.user_data)
+
+
+def _pairs(partitions: Iterable[TopicPartition]) -> list[tuple[str, int]]:
+    return [(tp.topic, tp.partition) for tp in partitions]
+
+
+def _flatten(groups: Iterable[codec.TopicPartitions]) -> tuple[TopicPartition, ...]:
+    return tuple(TopicPartition(group.topic, p) for group in groups for p in group.partitions)

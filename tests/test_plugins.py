@@ -1,0 +1,225 @@
+"""The plugin manager: laziness, typed hook methods, result validation, culprit naming."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from core_strategies import STRATEGIES_PLUGIN, Modulo
+
+from assignframe import (
+    Cluster,
+    GroupAssignment,
+    GroupSubscription,
+    Member,
+    MemberAssignment,
+    MemberState,
+    RebalanceProtocol,
+    Strategy,
+    SubscriptionMetadata,
+    TopicPartition,
+    hookimpl,
+)
+from assignframe.errors import (
+    PluginError,
+    StrategyResultError,
+    UnknownStrategyError,
+    UserDataError,
+)
+from assignframe.plugins import PluginManager, get_plugin_manager, isolated_plugin_manager
+
+GROUP = GroupSubscription({"a": Member("a", ("t",)), "b": Member("b", ("t",))}, Cluster({"t": 4}))
+
+
+def strategy_returning(value: object, name: str = "garbage") -> type[Strategy]:
+    return type(
+        "Returns" + type(value).__name__,
+        (Strategy,),
+        {"name": name, "assign": lambda self, g: value},
+    )
+
+
+def plugin_for(*classes: type[Strategy]) -> object:
+    class Plugin:
+        @hookimpl
+        def register_strategies(self, registry):
+            for cls in classes:
+                registry.add(cls)
+
+    return Plugin()
+
+
+def test_importing_assignframe_loads_no_plugin():
+    code = (
+        "import sys, assignframe, assignframe.cli, assignframe.runner; "
+        "print([m for m in sys.modules if m.startswith('assignframe_') and m != 'assignframe_codec'"
+        " and not m.startswith('assignframe_codec.')])"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert output.stdout.strip() == "[]"
+
+
+def test_isolated_manager_has_only_what_is_registered(pm):
+    assert pm.strategy_names() == ()
+    assert pm.plugin_sources() == ()
+    pm.register(STRATEGIES_PLUGIN, name="test-strategies")
+    assert pm.strategy_names() == ("cooperative-balance", "modulo", "restless")
+
+
+def test_get_plugin_manager_is_cached():
+    assert get_plugin_manager() is get_plugin_manager()
+
+
+def test_strategy_builds_with_options(spm):
+    strategy = spm.strategy("modulo", replicas=2)
+    assert isinstance(strategy, Modulo) and strategy.options == {"replicas": 2}
+
+
+def test_unknown_strategy_lists_installed(spm):
+    with pytest.raises(UnknownStrategyError) as caught:
+        spm.strategy("range")
+    assert str(caught.value) == (
+        "unknown strategy 'range'; installed strategies: cooperative-balance, modulo, restless"
+    )
+
+
+def test_strategy_info(spm):
+    info = {i.name: i for i in spm.strategy_info()}
+    assert info["cooperative-balance"].protocols == ("eager", "cooperative")
+    assert info["modulo"].as_dict() == {
+        "name": "modulo",
+        "class": "core_strategies.Modulo",
+        "plugin": "test-strategies",
+        "distribution": None,
+        "version": None,
+        "protocols": ["eager"],
+    }
+
+
+def test_unregister_forgets_strategies(spm):
+    spm.unregister(STRATEGIES_PLUGIN)
+    assert spm.strategy_names() == ()
+
+
+def test_plugin_with_unknown_hook_names_itself(pm):
+    class Typo:
+        @hookimpl
+        def register_strategy(self, registry):  # missing "ies"
+            pass
+
+    with pytest.raises(PluginError, match="plugin 'typo-plugin'.*register_strategy"):
+        pm.register(Typo(), name="typo-plugin")
+
+
+def test_plugin_failing_in_register_strategies_names_itself(pm):
+    class Broken:
+        @hookimpl
+        def register_strategies(self, registry):
+            raise RuntimeError("boom")
+
+    pm.register(Broken(), name="broken-plugin")
+    with pytest.raises(PluginError, match="plugin 'broken-plugin'.*RuntimeError: boom"):
+        pm.strategy_names()
+
+
+@pytest.mark.parametrize(
+    ("returned", "problem"),
+    [
+        (None, "returned NoneType instead of a GroupAssignment"),
+        ({"a": [], "b": []}, "returned dict instead of a GroupAssignment"),
+        (GroupAssignment({"a": MemberAssignment(())}), "no entry for member(s) 'b'"),
+        (
+            GroupAssignment(
+                {"a": MemberAssignment(()), "b": MemberAssignment(()), "z": MemberAssignment(())}
+            ),
+            "entries for non-member(s) 'z'",
+        ),
+        (
+            GroupAssignment({"a": MemberAssignment(()), "b": ["t", 0]}),
+            "for member 'b' a list instead",
+        ),
+        (
+            GroupAssignment({"a": MemberAssignment((("t", "0"),)), "b": MemberAssignment(())}),
+            "TopicPartition(topic='t', partition='0')",
+        ),
+        (
+            GroupAssignment({"a": MemberAssignment((), "x"), "b": MemberAssignment(())}),
+            "user_data of type str",
+        ),
+    ],
+)
+def test_garbage_result_names_strategy_and_plugin(pm, returned, problem):
+    pm.register(plugin_for(strategy_returning(returned)), name="garbage-plugin")
+    with pytest.raises(StrategyResultError) as caught:
+        pm.assign(pm.strategy("garbage"), GROUP)
+    message = str(caught.value)
+    assert problem in message
+    assert "strategy 'garbage'" in message and "plugin 'garbage-plugin'" in message
+
+
+def test_strategy_raising_names_strategy(pm):
+    def explode(self, group):
+        raise ZeroDivisionError("division by zero")
+
+    cls = type("Exploding", (Strategy,), {"name": "exploding", "assign": explode})
+    pm.register(plugin_for(cls), name="exploding-plugin")
+    with pytest.raises(StrategyResultError, match="'exploding'.*raised ZeroDivisionError"):
+        pm.assign(pm.strategy("exploding"), GROUP)
+
+
+def test_undecodable_user_data_names_member_and_strategy(pm):
+    def decode(self, user_data, version):
+        return user_data.decode("ascii")
+
+    cls = type(
+        "Picky",
+        (Strategy,),
+        {"name": "picky", "assign": lambda s, g: None, "decode_user_data": decode},
+    )
+    pm.register(plugin_for(cls), name="picky-plugin")
+    with pytest.raises(UserDataError, match="member 'c7'.*strategy 'picky'.*UnicodeDecodeError"):
+        pm.decode_user_data(pm.strategy("picky"), "c7", b"\xff", 3)
+
+
+def test_wrong_state_type_from_on_assignment(pm):
+    cls = type(
+        "Forgetful",
+        (Strategy,),
+        {
+            "name": "forgetful",
+            "assign": lambda s, g: None,
+            "on_assignment": lambda s, a, g, st: {"owned": []},
+        },
+    )
+    pm.register(plugin_for(cls), name="forgetful-plugin")
+    with pytest.raises(
+        StrategyResultError, match="on_assignment for strategy 'forgetful'.*returned dict"
+    ):
+        pm.on_assignment(pm.strategy("forgetful"), MemberAssignment(()), 1, MemberState())
+
+
+def test_default_subscription_metadata(spm):
+    owned = MemberState((TopicPartition("t", 0), TopicPartition("gone", 1)), generation=4)
+    strategy = spm.strategy("cooperative-balance")
+    cooperative = spm.subscription_metadata(
+        strategy, ("t",), owned, "r1", RebalanceProtocol.COOPERATIVE
+    )
+    assert cooperative == SubscriptionMetadata(("t",), None, (TopicPartition("t", 0),), 4, "r1")
+    eager = spm.subscription_metadata(strategy, ("t",), owned, None, RebalanceProtocol.EAGER)
+    assert eager == SubscriptionMetadata(("t",), None, (), 4, None)
+
+
+def test_trace_writes_hook_calls_to_stderr(monkeypatch, capfd):
+    monkeypatch.setenv("ASSIGNFRAME_TRACE_PLUGINS", "1")
+    manager = isolated_plugin_manager([STRATEGIES_PLUGIN])
+    manager.assign(manager.strategy("modulo"), GROUP)
+    err = capfd.readouterr().err
+    assert "register_strategies" in err and "assign" in err and "after_assignment" in err
+
+
+def test_disable_all_plugins_loads_no_entry_point(monkeypatch):
+    monkeypatch.setenv("ASSIGNFRAME_DISABLE_PLUGINS", "1")
+    assert PluginManager().plugin_sources() == ()
