@@ -11,6 +11,7 @@ import pluggy
 
 from .errors import (
     AssignframeError,
+    BrokerError,
     CodecError,
     DuplicateStrategyError,
     InconsistentGroupProtocolError,
@@ -52,6 +53,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 
 __all__ = [
     "AssignframeError",
+    "BrokerError",
     "Cluster",
     "CodecError",
     "Consumer",

@@ -3,6 +3,7 @@
 ::
 
     AssignframeError
+    ├── BrokerError                  a broker could not be reached or answered with an error
     ├── PluginError                  a plugin failed to load or misbehaved (names the plugin)
     │   ├── DuplicateStrategyError   two classes claim one strategy name (names both distributions)
     │   └── InvalidStrategyError     a registered object is not a usable Strategy class
@@ -23,6 +24,7 @@ from assignframe_codec import CodecError
 
 __all__ = [
     "AssignframeError",
+    "BrokerError",
     "CodecError",
     "DuplicateStrategyError",
     "InconsistentGroupProtocolError",
@@ -38,6 +40,10 @@ __all__ = [
 
 class AssignframeError(Exception):
     """Base of every assignframe error except ``CodecError`` (which the codec distribution owns)."""
+
+
+class BrokerError(AssignframeError):
+    """A broker could not be reached, or answered with an error (names the bootstrap server)."""
 
 
 class PluginError(AssignframeError):

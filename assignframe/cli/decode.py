@@ -1,0 +1,140 @@
+"""``assignframe decode``: consumer-group traffic from captures, payloads, __consumer_offsets.
+
+Thin: parses arguments and calls :mod:`assignframe.decode.commands`. Exit status: 0 everything
+decoded, 1 something skipped (reported on stderr), 2 unusable input. See docs/decode.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+
+from ..decode.capture import CaptureOptions
+from ..decode.commands import capture_command, offsets_command, payload_command
+from ..decode.kafka import DEFAULT_MAX_FRAME_BYTES
+from ..decode.payload import BODY_KINDS, DETECTION_ORDER
+
+__all__ = ["register"]
+
+KINDS = (*DETECTION_ORDER, *BODY_KINDS)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "decode",
+        help="decode captures, payloads and __consumer_offsets records",
+        description=__doc__,
+    )
+    actions = parser.add_subparsers(dest="decode_action", metavar="WHAT", required=True)
+    _capture_parser(actions)
+    _payload_parser(actions)
+    _offsets_parser(actions)
+
+
+def _consoles() -> tuple[Console, Console]:
+    return Console(highlight=False), Console(stderr=True, highlight=False)
+
+
+def _capture_parser(actions: argparse._SubParsersAction) -> None:
+    parser = actions.add_parser("capture", help="rebalance timelines from pcap/pcapng captures")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="pcap or pcapng capture")
+    parser.add_argument(
+        "--port",
+        type=int,
+        action="append",
+        metavar="PORT",
+        help="broker port (repeatable; default 9092)",
+    )
+    parser.add_argument(
+        "--no-sniff",
+        action="store_true",
+        help="only decode connections to --port (no request-header sniffing)",
+    )
+    parser.add_argument(
+        "--max-frame-bytes",
+        type=int,
+        default=DEFAULT_MAX_FRAME_BYTES,
+        help="frames announcing more are corrupt (default %(default)s)",
+    )
+    parser.add_argument("--replay", metavar="STRATEGY", help="also show what STRATEGY would assign")
+    parser.add_argument("--json", action="store_true", help="one JSON object per group generation")
+    parser.set_defaults(handler=_run_capture)
+
+
+def _run_capture(args: argparse.Namespace) -> int:
+    options = CaptureOptions(
+        frozenset(args.port or [9092]), not args.no_sniff, args.max_frame_bytes
+    )
+    out, err = _consoles()
+    return capture_command(args.files, options, out, err, as_json=args.json, replay=args.replay)
+
+
+def _payload_parser(actions: argparse._SubParsersAction) -> None:
+    parser = actions.add_parser("payload", help="one payload per argument / line (hex or base64)")
+    parser.add_argument(
+        "payloads",
+        nargs="*",
+        metavar="PAYLOAD",
+        help="hex or base64; '-' or none (without --file) reads stdin, one per line",
+    )
+    parser.add_argument("--file", help="read payloads from FILE, one per line")
+    parser.add_argument("--kind", choices=KINDS, help="decode as this kind instead of detecting")
+    parser.add_argument(
+        "--version", type=int, help="version for message bodies that do not carry it"
+    )
+    parser.add_argument("--encoding", choices=("auto", "hex", "base64"), default="auto")
+    parser.add_argument("--json", action="store_true", help="one JSON object per payload")
+    parser.set_defaults(handler=_run_payload)
+
+
+def _run_payload(args: argparse.Namespace) -> int:
+    out, err = _consoles()
+    return payload_command(
+        args.payloads,
+        out,
+        err,
+        file=args.file,
+        kind=args.kind,
+        version=args.version,
+        encoding=args.encoding,
+        as_json=args.json,
+    )
+
+
+def _offsets_parser(actions: argparse._SubParsersAction) -> None:
+    parser = actions.add_parser(
+        "offsets", help="__consumer_offsets records (group metadata, commits)"
+    )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--key", help="record key (hex/base64); with --value, or alone for a tombstone"
+    )
+    source.add_argument("--file", help='lines of \'KEY [VALUE]\' or JSON {"key":..,"value":..}')
+    source.add_argument(
+        "--bootstrap-server", metavar="HOST:PORT", help="read the topic live from a broker"
+    )
+    parser.add_argument("--value", help="record value (hex/base64); omit or 'null' for a tombstone")
+    parser.add_argument(
+        "--topic", default="__consumer_offsets", help="live: read this topic (e.g. a mirrored copy)"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=30.0, help="live: give up after this many idle seconds"
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON object per record")
+    parser.set_defaults(handler=_run_offsets)
+
+
+def _run_offsets(args: argparse.Namespace) -> int:
+    out, err = _consoles()
+    return offsets_command(
+        out,
+        err,
+        key=args.key,
+        value=args.value,
+        file=args.file,
+        bootstrap_server=args.bootstrap_server,
+        as_json=args.json,
+        timeout_s=args.timeout,
+        topic=args.topic,
+    )

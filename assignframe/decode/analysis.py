@@ -1,0 +1,114 @@
+"""What changed between generations, how good each assignment is, what another strategy does.
+
+Runs after the timeline is built. ``changes`` compares each generation's assignment with the
+previous generation of the same group, partition by partition: *kept* (same owner), *moved*
+(another member owns it now), *revoked* (owned before, unowned now: cooperative rebalances revoke
+first and reassign in a follow-up round) and *added* (unowned before).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..metrics import round_metrics
+from ..model import GroupAssignment
+from ..plugins import PluginManager
+from .replay import group_subscription, replay_snapshot
+from .timeline import GroupTimeline, Snapshot
+
+__all__ = ["analyse", "assignment_changes", "owners", "snapshot_metrics"]
+
+Partition = tuple[str, int]
+
+
+def owners(snapshot: Snapshot) -> dict[Partition, list[str]]:
+    """partition -> members it went to (leader-sent assignment, else what members received)."""
+    result: dict[Partition, list[str]] = {}
+    for member_id, member in snapshot.members.items():
+        assignment = member.effective_assignment or {}
+        for topic, partition in assignment.get("partitions") or ():
+            result.setdefault((topic, partition), []).append(member_id)
+    return result
+
+
+def _single_owner(owner_map: dict[Partition, list[str]]) -> dict[Partition, str]:
+    return {p: members[0] for p, members in owner_map.items() if len(members) == 1}
+
+
+def assignment_changes(previous: Snapshot | None, current: Snapshot) -> dict[str, Any]:
+    """kept/moved/revoked/added partitions and joined/left members versus ``previous``."""
+    before = _single_owner(owners(previous)) if previous else {}
+    after = _single_owner(owners(current))
+    changes: dict[str, Any] = {
+        "previous_generation": previous.generation if previous else None,
+        "kept": [],
+        "moved": [],
+        "revoked": [],
+        "added": [],
+    }
+    for partition in sorted(set(before) | set(after)):
+        old, new = before.get(partition), after.get(partition)
+        topic, index = partition
+        if old and new:
+            if old == new:
+                changes["kept"].append({"topic": topic, "partition": index, "member_id": new})
+            else:
+                changes["moved"].append(
+                    {"topic": topic, "partition": index, "from": old, "to": new}
+                )
+        elif old:
+            changes["revoked"].append({"topic": topic, "partition": index, "from": old})
+        else:
+            changes["added"].append({"topic": topic, "partition": index, "to": new})
+    old_members = set(previous.members) if previous else set()
+    changes["joined"] = sorted(set(current.members) - old_members)
+    changes["left"] = sorted(old_members - set(current.members))
+    return changes
+
+
+def _group_assignment(snapshot: Snapshot) -> GroupAssignment:
+    return GroupAssignment.from_partitions(
+        {
+            m: (r.effective_assignment or {}).get("partitions") or ()
+            for m, r in snapshot.members.items()
+        }
+    )
+
+
+def snapshot_metrics(snapshot: Snapshot, previous: Snapshot | None = None) -> dict[str, Any]:
+    """The core's :func:`~assignframe.metrics.round_metrics` of one generation, plus counts.
+
+    A cooperative round that revokes partitions leaves them unowned until the follow-up round:
+    its validity lists them as ``unowned`` (``changes.revoked`` says why).
+    """
+    assignment = _group_assignment(snapshot)
+    before = _group_assignment(previous) if previous is not None else None
+    metrics = round_metrics(group_subscription(snapshot), assignment, before).as_dict()
+    metrics["partitions_per_member"] = {
+        m: len(a.partitions) for m, a in assignment.assignments.items()
+    }
+    metrics["complete"] = snapshot.complete
+    return metrics
+
+
+def _with_previous(snapshots: Iterable[Snapshot]) -> Iterable[tuple[Snapshot | None, Snapshot]]:
+    previous: Snapshot | None = None
+    for snapshot in snapshots:
+        yield previous, snapshot
+        if snapshot.complete:
+            previous = snapshot
+
+
+def analyse(
+    timelines: Iterable[GroupTimeline],
+    replay: str | None = None,
+    manager: PluginManager | None = None,
+) -> None:
+    """Fill ``changes``, ``metrics`` (and ``replay`` when a strategy name is given) in place."""
+    for timeline in timelines:
+        for previous, snapshot in _with_previous(timeline.snapshots):
+            snapshot.changes = assignment_changes(previous, snapshot)
+            snapshot.metrics = snapshot_metrics(snapshot, previous)
+            if replay:
+                snapshot.replay = replay_snapshot(snapshot, replay, manager)

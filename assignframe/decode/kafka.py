@@ -1,0 +1,461 @@
+"""Kafka framing on reassembled TCP streams, and request/response matching by correlation id.
+
+A connection is Kafka when one side is a configured broker port, or (when sniffing) when its first
+bytes parse as a plausible request header. Requests carry api_key/api_version; responses only a
+correlation id, so each connection remembers its outstanding requests. Frames of APIs the decoder
+does not read are skipped without being buffered, so a stream holds at most one frame in memory;
+a size beyond ``max_frame_bytes`` is corrupt. After a corrupt frame or a capture hole the framer
+scans for the next plausible header, and gives the stream up after ``MAX_CORRUPT_FRAMES``.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .pcap import TcpSegment
+from .problems import Problems
+from .wire import Reader, WireError
+
+__all__ = [
+    "API_NAMES",
+    "DEFAULT_MAX_FRAME_BYTES",
+    "INTERESTING_APIS",
+    "KafkaFrame",
+    "KafkaStreams",
+    "flexible",
+]
+
+DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
+MAX_CORRUPT_FRAMES = 3
+MAX_PENDING_REQUESTS = 4096
+MAX_RESYNC_SCAN = 1024 * 1024  # bytes scanned for a header before a stream is declared not Kafka
+_MAX_API_VERSION = 30
+
+API_NAMES = {
+    0: "Produce",
+    1: "Fetch",
+    2: "ListOffsets",
+    3: "Metadata",
+    8: "OffsetCommit",
+    9: "OffsetFetch",
+    10: "FindCoordinator",
+    11: "JoinGroup",
+    12: "Heartbeat",
+    13: "LeaveGroup",
+    14: "SyncGroup",
+    15: "DescribeGroups",
+    16: "ListGroups",
+    17: "SaslHandshake",
+    18: "ApiVersions",
+    19: "CreateTopics",
+    20: "DeleteTopics",
+    21: "DeleteRecords",
+    22: "InitProducerId",
+    23: "OffsetForLeaderEpoch",
+    24: "AddPartitionsToTxn",
+    25: "AddOffsetsToTxn",
+    26: "EndTxn",
+    28: "TxnOffsetCommit",
+    29: "DescribeAcls",
+    32: "DescribeConfigs",
+    33: "AlterConfigs",
+    35: "DescribeLogDirs",
+    36: "SaslAuthenticate",
+    37: "CreatePartitions",
+    42: "DeleteGroups",
+    44: "IncrementalAlterConfigs",
+    47: "OffsetDelete",
+    50: "DescribeUserScramCredentials",
+    60: "DescribeCluster",
+    61: "DescribeProducers",
+    68: "ConsumerGroupHeartbeat",
+    69: "ConsumerGroupDescribe",
+    71: "GetTelemetrySubscriptions",
+    72: "PushTelemetry",
+    75: "DescribeTopicPartitions",
+}
+
+#: api_key -> first flexible version (request header v2 / response header v1 from there on)
+_FIRST_FLEXIBLE = {3: 9, 10: 3, 11: 6, 12: 4, 13: 4, 14: 4, 18: 3, 19: 5}
+
+#: the APIs whose frames are buffered and handed on (everything else is skipped unbuffered)
+INTERESTING_APIS = frozenset(_FIRST_FLEXIBLE)
+
+
+def flexible(api_key: int, api_version: int) -> bool:
+    first = _FIRST_FLEXIBLE.get(api_key)
+    return first is not None and api_version >= first
+
+
+@dataclass(frozen=True)
+class KafkaFrame:
+    """One complete request or response of an interesting API.
+
+    :param stream: ``src:port->dst:port`` of the direction the frame travelled
+    :param offset: stream offset of the frame's 4-byte size field
+    :param body: the bytes after the header (request or response body)
+    :param request: for a response, the request it answers (same connection, same correlation id)
+    """
+
+    stream: str
+    offset: int
+    timestamp: float
+    packet: int
+    is_request: bool
+    api_key: int
+    api_version: int
+    correlation_id: int
+    client_id: str | None
+    body: bytes
+    request: KafkaFrame | None = None
+
+    @property
+    def api_name(self) -> str:
+        return API_NAMES.get(self.api_key, f"api{self.api_key}")
+
+
+@dataclass
+class _Connection:
+    client: str
+    server: str
+    pending: dict[int, KafkaFrame] = field(default_factory=dict)
+
+    def remember(self, frame: KafkaFrame) -> None:
+        if len(self.pending) >= MAX_PENDING_REQUESTS:
+            self.pending.pop(next(iter(self.pending)))
+        self.pending[frame.correlation_id] = frame
+
+
+def plausible_request(head: bytes, max_frame: int) -> bool:
+    """Do these bytes (at least 14) start like a Kafka request frame?"""
+    if len(head) < 14:
+        return False
+    size, api_key, version, correlation, client_len = struct.unpack(">ihhih", head[:14])
+    return (
+        10 <= size <= max_frame
+        and api_key in API_NAMES
+        and 0 <= version <= _MAX_API_VERSION
+        and correlation >= 0
+        and -1 <= client_len <= size - 10
+    )
+
+
+class _Framer:
+    """Cuts one direction of a Kafka connection into frames (a :class:`~.tcp.StreamSink`)."""
+
+    def __init__(self, owner: KafkaStreams, connection: _Connection, name: str, is_request: bool):
+        self.owner, self.connection, self.name, self.is_request = (
+            owner,
+            connection,
+            name,
+            is_request,
+        )
+        self.buffer = bytearray()
+        self.buffer_offset = 0  # stream offset of buffer[0]
+        self.skip = 0  # bytes of an uninteresting frame still to drop
+        self.lost = False  # True after corruption or a hole: scanning for the next header
+        self.scanned = 0  # bytes skipped while scanning
+        self.corrupt = 0
+        self.dead = False
+        self.segment: TcpSegment | None = None
+
+    # -- StreamSink ---------------------------------------------------------------------------
+    def data(self, offset: int, chunk: bytes, segment: TcpSegment) -> None:
+        if self.dead:
+            return
+        self.segment = segment
+        if self.skip:
+            dropped = min(self.skip, len(chunk))
+            self.skip -= dropped
+            chunk, offset = chunk[dropped:], offset + dropped
+        if not self.buffer:
+            self.buffer_offset = offset
+        self.buffer += chunk
+        self._cut()
+
+    def gap(self, offset: int, length: int, reason: str) -> None:
+        if self.dead:
+            return
+        if self.skip >= length and not self.buffer:
+            self.skip -= length  # the hole fell inside a frame we were skipping anyway
+            return
+        frame_end = self._buffered_frame_end()
+        self.buffer.clear()
+        if frame_end is not None and offset + length <= frame_end:
+            self._problem(
+                offset,
+                f"{length} bytes missing ({reason}); frame at byte {self.buffer_offset} lost",
+            )
+            self.skip = frame_end - (offset + length)
+        else:
+            self._problem(offset, f"{length} bytes missing ({reason}); resynchronising")
+            self.skip = 0
+            self.lost = True
+        self.buffer_offset = offset + length
+
+    def _buffered_frame_end(self) -> int | None:
+        if self.lost or len(self.buffer) < 4:
+            return None
+        size = struct.unpack(">i", self.buffer[:4])[0]
+        return self.buffer_offset + 4 + size if 0 <= size <= self.owner.max_frame_bytes else None
+
+    def close(self) -> None:
+        if self.dead:
+            return
+        if self.lost:
+            scanned = self.scanned + len(self.buffer)
+            self._problem(
+                self.buffer_offset,
+                f"stream ended while looking for a frame ({scanned} bytes skipped): not Kafka?",
+            )
+        elif self.buffer:
+            self._problem(
+                self.buffer_offset, f"stream ended inside a frame ({len(self.buffer)} bytes lost)"
+            )
+        self.buffer.clear()
+
+    # -- framing ------------------------------------------------------------------------------
+    def _problem(self, offset: int, message: str) -> None:
+        self.owner.problems.add(self.name, offset, message)
+
+    def _drop(self, count: int) -> None:
+        del self.buffer[:count]
+        self.buffer_offset += count
+
+    def _cut(self) -> None:
+        while not self.dead:
+            if self.skip:
+                dropped = min(self.skip, len(self.buffer))
+                self.skip -= dropped
+                self._drop(dropped)
+            if self.lost and not self._resync():
+                return
+            if len(self.buffer) < 4 or not self._next_frame():
+                return
+
+    def _resync(self) -> bool:
+        limit = self.owner.max_frame_bytes
+        for start in range(max(0, len(self.buffer) - 13)):
+            head = bytes(self.buffer[start : start + 14])
+            if self._plausible(head, limit):
+                self._problem(
+                    self.buffer_offset,
+                    f"resynchronised after skipping {self.scanned + start} bytes",
+                )
+                self._drop(start)
+                self.lost, self.scanned = False, 0
+                return True
+        dropped = max(0, len(self.buffer) - 13)
+        self._drop(dropped)
+        self.scanned += dropped
+        if self.scanned > MAX_RESYNC_SCAN:
+            self._problem(
+                self.buffer_offset,
+                f"no Kafka frame in {self.scanned} bytes: not Kafka, rest of stream ignored",
+            )
+            self.dead = True
+            self.buffer.clear()
+        return False
+
+    def _plausible(self, head: bytes, limit: int) -> bool:
+        if self.is_request:
+            return plausible_request(head, limit)
+        size, correlation = struct.unpack(">ii", head[:8])
+        return 4 <= size <= limit and correlation in self.connection.pending
+
+    def _corrupt(self, message: str) -> None:
+        self.corrupt += 1
+        if self.corrupt >= MAX_CORRUPT_FRAMES:
+            self._problem(
+                self.buffer_offset,
+                f"{message}; not Kafka after {self.corrupt} corrupt frames, rest of stream ignored",
+            )
+            self.dead = True
+            self.buffer.clear()
+            return
+        self._problem(self.buffer_offset, f"{message}; resynchronising")
+        self._drop(1)
+        self.lost = True
+
+    def _next_frame(self) -> bool:
+        """Handle the frame at the buffer's start; False when more bytes are needed."""
+        size = struct.unpack(">i", self.buffer[:4])[0]
+        minimum = 10 if self.is_request else 4
+        if not minimum <= size <= self.owner.max_frame_bytes:
+            self._corrupt(f"frame size {size} outside [{minimum}, {self.owner.max_frame_bytes}]")
+            return True
+        if len(self.buffer) < 4 + min(size, 8):
+            return False
+        key = self._frame_key(size)
+        if key is None:
+            return True
+        if key not in INTERESTING_APIS:
+            self._drop(min(len(self.buffer), 4 + size))
+            self.skip = 4 + size - (self.buffer_offset - self._frame_start)
+            return True
+        if len(self.buffer) < 4 + size:
+            return False
+        frame_bytes = bytes(self.buffer[: 4 + size])
+        start = self.buffer_offset
+        self._drop(4 + size)
+        self._emit(frame_bytes, start)
+        return True
+
+    def _frame_key(self, size: int) -> int | None:
+        """The frame's api_key, registering requests; None when the frame was rejected."""
+        self._frame_start = self.buffer_offset
+        if self.is_request:
+            api_key, version, correlation = struct.unpack(">hhi", self.buffer[4:12])
+            if api_key not in API_NAMES or not 0 <= version <= _MAX_API_VERSION or correlation < 0:
+                self._corrupt(f"implausible request header (api_key {api_key}, version {version})")
+                return None
+            if api_key not in INTERESTING_APIS:
+                self.connection.remember(self._stub(api_key, version, correlation))
+            return api_key
+        correlation = struct.unpack(">i", self.buffer[4:8])[0]
+        request = self.connection.pending.get(correlation)
+        if request is None:
+            self._problem(
+                self.buffer_offset,
+                f"response with correlation id {correlation} matches no captured request; skipped",
+            )
+            return -1  # not interesting: skip it
+        if request.api_key not in INTERESTING_APIS:
+            del self.connection.pending[correlation]
+        return request.api_key
+
+    def _stub(self, api_key: int, version: int, correlation: int) -> KafkaFrame:
+        return KafkaFrame(
+            self.name, self.buffer_offset, 0.0, 0, True, api_key, version, correlation, None, b""
+        )
+
+    def _emit(self, frame_bytes: bytes, start: int) -> None:
+        segment = self.segment
+        try:
+            frame = self._parse(frame_bytes, start, segment)
+        except WireError as exc:
+            self._problem(start + exc.offset, f"corrupt frame header: {exc}; frame skipped")
+            return
+        if frame is not None:
+            self.owner.on_frame(frame)
+
+    def _parse(
+        self, frame_bytes: bytes, start: int, segment: TcpSegment | None
+    ) -> KafkaFrame | None:
+        timestamp, packet = (segment.timestamp, segment.number) if segment else (0.0, 0)
+        reader = Reader(frame_bytes, offset=4)
+        if self.is_request:
+            api_key, version, correlation = reader.int16(), reader.int16(), reader.int32()
+            client_id = reader.string(classic=True)
+            reader.flexible = flexible(api_key, version)
+            reader.tagged_fields()
+            frame = KafkaFrame(
+                self.name,
+                start,
+                timestamp,
+                packet,
+                True,
+                api_key,
+                version,
+                correlation,
+                client_id,
+                frame_bytes[reader.offset :],
+            )
+            self.connection.remember(frame)
+            return frame
+        correlation = reader.int32()
+        request = self.connection.pending.pop(correlation)
+        # ApiVersions responses keep header v0 whatever the version (KIP-511)
+        reader.flexible = request.api_key != 18 and flexible(request.api_key, request.api_version)
+        reader.tagged_fields()
+        return KafkaFrame(
+            self.name,
+            start,
+            timestamp,
+            packet,
+            False,
+            request.api_key,
+            request.api_version,
+            correlation,
+            request.client_id,
+            frame_bytes[reader.offset :],
+            request,
+        )
+
+
+class _Direction:
+    """Sink for one direction whose connection may not be classified yet (SYN carries no data)."""
+
+    def __init__(self, owner: KafkaStreams, segment: TcpSegment) -> None:
+        self.owner = owner
+        self.name = segment.endpoint_pair
+        self.key = frozenset(((segment.src, segment.sport), (segment.dst, segment.dport)))
+        self.ports = (segment.sport, segment.dport)
+        self.framer: _Framer | None = None
+        self.ignored = False
+
+    def _resolve(self, first_bytes: bytes) -> _Framer | None:
+        if self.framer is None and not self.ignored:
+            connection = self.owner.classify(self.key, self.name, self.ports, first_bytes)
+            if connection is None:
+                self.ignored = True
+            else:
+                is_request = self.name.startswith(connection.client + "->")
+                self.framer = _Framer(self.owner, connection, self.name, is_request)
+        return self.framer
+
+    def data(self, offset: int, chunk: bytes, segment: TcpSegment) -> None:
+        framer = self._resolve(chunk if offset == 0 else b"")
+        if framer is not None:
+            framer.data(offset, chunk, segment)
+
+    def gap(self, offset: int, length: int, reason: str) -> None:
+        framer = self._resolve(b"")
+        if framer is not None:
+            framer.gap(offset, length, reason)
+
+    def close(self) -> None:
+        if self.framer is not None:
+            self.framer.close()
+
+
+@dataclass
+class KafkaStreams:
+    """Decide which TCP directions are Kafka and frame them; complete frames go to ``on_frame``.
+
+    :param ports: broker ports; a connection to one of them is Kafka (client = the other side)
+    :param sniff: also treat a connection as Kafka when its first bytes look like a request
+    """
+
+    on_frame: Callable[[KafkaFrame], None]
+    problems: Problems
+    ports: frozenset[int] = frozenset({9092})
+    sniff: bool = True
+    max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
+    connections: dict[frozenset[tuple[str, int]], _Connection | None] = field(default_factory=dict)
+
+    def sink_for(self, segment: TcpSegment) -> _Direction:
+        """Called by the reassembler for the first segment of each direction."""
+        return _Direction(self, segment)
+
+    def classify(
+        self, key: frozenset[tuple[str, int]], name: str, ports: tuple[int, int], first_bytes: bytes
+    ) -> _Connection | None:
+        """The connection of a direction, deciding on its first data: broker port, else sniffing."""
+        if key in self.connections:
+            return self.connections[key]
+        sport, dport = ports
+        client, server = name.split("->")
+        connection: _Connection | None = None
+        if sport in self.ports and dport not in self.ports:
+            connection = _Connection(server, client)
+        elif dport in self.ports:
+            connection = _Connection(client, server)
+        elif self.sniff and plausible_request(first_bytes, self.max_frame_bytes):
+            connection = _Connection(client, server)
+        elif not first_bytes:
+            return None  # undecided: wait for this connection's first data (not remembered)
+        self.connections[key] = connection
+        return connection

@@ -1,0 +1,276 @@
+"""Show timelines: rich tables for people, one JSON object per group generation for machines.
+
+The JSON schema (``assignframe.decode.snapshot/1``) is documented in docs/decode.md.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from datetime import datetime, timezone
+from typing import Any
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from .timeline import GroupTimeline, MemberRound, Snapshot
+
+__all__ = ["SNAPSHOT_SCHEMA", "render_timelines", "snapshot_dicts", "snapshot_to_dict"]
+
+SNAPSHOT_SCHEMA = "assignframe.decode.snapshot/1"
+
+
+def _member_dict(member: MemberRound) -> dict[str, Any]:
+    subscription = dict(member.subscription or {})
+    if member.subscription_source:
+        subscription["source"] = member.subscription_source
+    return {
+        "member_id": member.member_id,
+        "group_instance_id": member.group_instance_id,
+        "client_id": member.client_id,
+        "client_software": member.client_software,
+        "connection": member.connection,
+        "protocols": member.protocols,
+        "subscription": subscription or None,
+        "assignment": member.assignment,
+        "received_assignment": member.received,
+    }
+
+
+def snapshot_to_dict(snapshot: Snapshot, source: str | None = None) -> dict[str, Any]:
+    """One group generation as a JSON-ready dict (see docs/decode.md for every field)."""
+    topics = sorted(
+        {t for m in snapshot.members.values() for t in (m.subscription or {}).get("topics") or ()}
+    )
+    return {
+        "schema": SNAPSHOT_SCHEMA,
+        "source": source,
+        "group_id": snapshot.group_id,
+        "generation": snapshot.generation,
+        "protocol_type": snapshot.protocol_type,
+        "protocol": snapshot.protocol,
+        "leader": snapshot.leader,
+        "first_seen": snapshot.first_seen,
+        "synced_at": snapshot.synced_at,
+        "complete": snapshot.complete,
+        "topic_partitions": {t: snapshot.partitions_per_topic.get(t) for t in topics},
+        "members": [_member_dict(m) for m in snapshot.members.values()],
+        "changes": snapshot.changes,
+        "metrics": snapshot.metrics,
+        "rounds": snapshot.rounds,
+        "events": snapshot.events,
+        "replay": snapshot.replay,
+        "notes": snapshot.notes,
+    }
+
+
+def snapshot_dicts(
+    timelines: Iterable[GroupTimeline], source: str | None = None
+) -> Iterator[dict[str, Any]]:
+    for timeline in timelines:
+        for snapshot in timeline.snapshots:
+            yield snapshot_to_dict(snapshot, source)
+
+
+def json_line(value: dict[str, Any]) -> str:
+    return json.dumps(value, sort_keys=False, separators=(",", ":"), default=_json_default)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).hex()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+# -- rich ------------------------------------------------------------------------------------------
+
+
+def _time(timestamp: float | None) -> str:
+    if not timestamp:
+        return "?"
+    return datetime.fromtimestamp(timestamp, tz=timezone.utc).strftime("%H:%M:%S.%f")[:-3]
+
+
+def _partitions(pairs: Iterable[Any] | None) -> str:
+    grouped: dict[str, list[int]] = {}
+    for topic, partition in pairs or ():
+        grouped.setdefault(topic, []).append(partition)
+    return " ".join(f"{t}[{','.join(map(str, ps))}]" for t, ps in grouped.items()) or "-"
+
+
+def _user_data(subscription: dict[str, Any]) -> str:
+    decoded = subscription.get("user_data_decoded")
+    if decoded:
+        previous = decoded.get("previous_assignment")
+        text = f"{decoded['layout']}: gen {decoded.get('generation')}"
+        return text + (f", prev {_partitions(previous)}" if previous is not None else "")
+    if subscription.get("user_data_error"):
+        return f"[red]{subscription['user_data_error']}[/]"
+    raw = subscription.get("user_data")
+    return (
+        "null"
+        if raw is None
+        else ("empty" if raw == "" else f"0x{raw[:24]}…" if len(raw) > 24 else f"0x{raw}")
+    )
+
+
+def _member_row(member: MemberRound, leader: str | None) -> list[str]:
+    sub = member.subscription or {}
+    name = member.member_id + (" [bold](leader)[/]" if member.member_id == leader else "")
+    client = " ".join(
+        x
+        for x in (
+            member.client_id,
+            f"({member.client_software})" if member.client_software else None,
+        )
+        if x
+    )
+    if sub.get("error"):
+        return [name, client, f"[red]{sub['error']}[/]", "", "", "", _assignment_cell(member)]
+    generation = sub.get("generation_id")
+    return [
+        name,
+        client,
+        ",".join(sub.get("topics") or []) + f" (v{sub.get('version')})",
+        _partitions(sub.get("owned_partitions")),
+        "-" if generation is None else str(generation),
+        f"{sub.get('rack_id')!r}" if sub.get("rack_id") is not None else "-",
+        f"{_user_data(sub)}\n{_assignment_cell(member)}",
+    ]
+
+
+def _assignment_cell(member: MemberRound) -> str:
+    assignment = member.effective_assignment
+    if assignment is None:
+        return "[yellow]assigned: not captured[/]"
+    if assignment.get("error"):
+        return f"[red]assignment {assignment['error']}[/]"
+    text = f"[green]assigned: {_partitions(assignment.get('partitions'))}[/]"
+    if (
+        member.received is not None
+        and member.assignment is not None
+        and member.received.get("hex") != member.assignment.get("hex")
+    ):
+        text += " [red](member received different bytes)[/]"
+    return text
+
+
+def _changes_text(snapshot: Snapshot) -> Text:
+    changes, metrics = snapshot.changes or {}, snapshot.metrics or {}
+    parts = [
+        f"vs generation {changes.get('previous_generation')}: "
+        if changes.get("previous_generation") is not None
+        else "first generation seen: "
+    ]
+    for key in ("kept", "moved", "revoked", "added"):
+        parts.append(f"{key} {len(changes.get(key) or [])}  ")
+    moved = ", ".join(
+        f"{m['topic']}-{m['partition']} {_short(m['from'])}→{_short(m['to'])}"
+        for m in changes.get("moved") or []
+    )
+    revoked = ", ".join(
+        f"{r['topic']}-{r['partition']} from {_short(r['from'])}"
+        for r in changes.get("revoked") or []
+    )
+    text = (
+        "".join(parts)
+        + (f"\n  moved: {moved}" if moved else "")
+        + (f"\n  revoked: {revoked}" if revoked else "")
+    )
+    validity = metrics.get("validity") or {}
+    verdict = "valid" if validity.get("valid") else f"NOT valid: {_validity_problems(validity)}"
+    if not metrics.get("complete", True):
+        verdict += " (incomplete: assignments missing)"
+    text += (
+        f"\n  metrics: balance score {metrics.get('balance_score')}, spread {metrics.get('spread')}"
+        f" (min {metrics.get('min_partitions')}, max {metrics.get('max_partitions')}), {verdict}"
+    )
+    return Text(text)
+
+
+def _validity_problems(validity: dict[str, Any]) -> str:
+    parts = []
+    for key in ("double_owned", "unowned", "non_subscriber", "unknown"):
+        items = validity.get(key) or []
+        if items:
+            shown = ", ".join("-".join(map(str, item)) for item in items[:6])
+            parts.append(f"{key.replace('_', ' ')}: {shown}{', ...' if len(items) > 6 else ''}")
+    return "; ".join(parts)
+
+
+def _short(member_id: str | None) -> str:
+    return (member_id or "?")[:14]
+
+
+def _events_text(snapshot: Snapshot) -> Text | None:
+    if not snapshot.events:
+        return None
+    lines = []
+    for event in snapshot.events:
+        detail = event.get("error") or (f"reason: {event['reason']}" if event.get("reason") else "")
+        lines.append(
+            f"  {_time(event['timestamp'])} {event['type']} "
+            f"{event.get('member_id') or ''} {detail}".rstrip()
+        )
+    return Text("events during this generation:\n" + "\n".join(lines))
+
+
+def render_snapshot(snapshot: Snapshot) -> Group:
+    counts = ", ".join(f"{t}: {n}" for t, n in sorted(snapshot.partitions_per_topic.items()))
+    title = (
+        f"group [bold]{snapshot.group_id}[/] generation [bold]{snapshot.generation}[/] "
+        f"protocol [bold]{snapshot.protocol}[/] ({snapshot.protocol_type}) "
+        f"at {_time(snapshot.first_seen)}"
+        + ("" if snapshot.complete else " [yellow](incomplete: no SyncGroup for every member)[/]")
+    )
+    table = Table(title=title, title_justify="left", show_lines=True, expand=False)
+    for column in (
+        "member",
+        "client",
+        "topics (sub. version)",
+        "owned",
+        "gen",
+        "rack",
+        "user data / assignment",
+    ):
+        table.add_column(column, overflow="fold")
+    for member in snapshot.members.values():
+        table.add_row(*_member_row(member, snapshot.leader))
+    rounds = ", ".join(f"{r['type']} {_short(r['member_id'])}" for r in snapshot.rounds)
+    parts: list[Any] = [
+        table,
+        Text(f"partition counts: {counts or 'unknown'}"),
+        Text(f"rounds: {rounds}"),
+        _changes_text(snapshot),
+    ]
+    if snapshot.replay:
+        parts.append(_replay_text(snapshot.replay))
+    events = _events_text(snapshot)
+    if events:
+        parts.append(events)
+    parts += [Text(f"note: {note}") for note in snapshot.notes]
+    return Group(*parts)
+
+
+def _replay_text(replay: dict[str, Any]) -> Text:
+    if replay.get("error"):
+        return Text(f"replay with {replay['strategy']}: {replay['error']}", style="red")
+    lines = [
+        f"replay with {replay['strategy']} "
+        f"({'same as captured' if replay['same_as_captured'] else 'DIFFERS from captured'}):"
+    ]
+    lines += [
+        f"  {member}: {_partitions(parts)}" for member, parts in replay["assignments"].items()
+    ]
+    return Text("\n".join(lines))
+
+
+def render_timelines(timelines: Iterable[GroupTimeline], console: Console) -> None:
+    for timeline in timelines:
+        console.rule(f"[bold]group {timeline.group_id}[/]: {len(timeline.snapshots)} generation(s)")
+        for snapshot in timeline.snapshots:
+            console.print(render_snapshot(snapshot))
+            console.print()

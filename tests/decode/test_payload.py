@@ -1,0 +1,141 @@
+"""Standalone payloads: golden bytes are detected as their kind (or the ambiguity is reported)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+
+import pytest
+
+from assignframe.cli import main
+from assignframe.decode import DETECTION_ORDER, decode_payload, parse_payload_text
+
+from .conftest import golden_lines
+
+DETECTABLE = (
+    "ConsumerProtocolSubscription",
+    "ConsumerProtocolAssignment",
+    "StickyAssignorUserData",
+    "CooperativeStickyAssignorUserData",
+    "GroupMetadataKey",
+    "GroupMetadataValue",
+    "OffsetCommitKey",
+    "OffsetCommitValue",
+)
+
+
+def _bytes_of(line):
+    text = line.get("hex_version_prefixed") or line.get("hex")
+    return None if text is None else bytes.fromhex(text)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [g for g in golden_lines(*DETECTABLE) if _bytes_of(g) is not None],
+    ids=lambda g: f"{g['type']}-v{g.get('version')}-{g.get('case')}",
+)
+def test_golden_payload_is_detected_or_listed_as_ambiguous(line):
+    result = decode_payload(_bytes_of(line), "golden")
+    assert result.kind is not None
+    fits = [label.split(" v")[0] for label in result.fits]
+    assert line["type"] in fits  # the golden kind always fits exactly
+    if result.kind != line["type"]:
+        # detection picked an earlier kind in the documented order and reports the ambiguity
+        assert DETECTION_ORDER.index(result.kind) < DETECTION_ORDER.index(line["type"])
+        assert any(label.startswith(line["type"]) for label in result.ambiguous_with)
+
+
+@pytest.mark.parametrize(
+    "line",
+    golden_lines("GroupMetadataValue", "OffsetCommitValue", "OffsetCommitKey", "GroupMetadataKey"),
+    ids=lambda g: f"{g['type']}-v{g['version']}",
+)
+def test_forced_record_kind_gives_the_golden_value(line):
+    result = decode_payload(_bytes_of(line), "golden", kind=line["type"])
+    expected = json.loads(json.dumps(line["value"]))
+    ours = {k: v for k, v in result.value.items() if k in expected}
+    for member in ours.get("members", []):
+        for key in [k for k in member if k.endswith("_decoded")]:
+            del member[key]
+    assert ours == expected
+
+
+@pytest.mark.parametrize(
+    "line",
+    golden_lines("JoinGroupRequest", "SyncGroupRequest"),
+    ids=lambda g: f"{g['type']}-v{g['version']}-{g['case']}",
+)
+def test_request_frames_are_detected_with_the_version_from_their_header(line):
+    result = decode_payload(bytes.fromhex(line["framed"]["hex"]), "frame")
+    assert (result.kind, result.version) == (line["type"], line["version"])
+    assert result.framed["header"]["correlation_id"] == line["framed"]["header"]["correlation_id"]
+    assert result.value["group_id"] == line["value"]["group_id"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    golden_lines("JoinGroupResponse", "SyncGroupResponse"),
+    ids=lambda g: f"{g['type']}-v{g['version']}-{g['case']}",
+)
+def test_bodies_and_response_frames_need_kind_and_version(line):
+    body = bytes.fromhex(line["hex"])
+    result = decode_payload(body, "body", kind=line["type"], version=line["version"])
+    assert (result.kind, result.version, result.exact) == (line["type"], line["version"], True)
+    framed = decode_payload(
+        bytes.fromhex(line["framed"]["hex"]), "frame", kind=line["type"], version=line["version"]
+    )
+    assert framed.framed is not None and framed.value == result.value
+    tried = decode_payload(
+        body, "body", kind=line["type"]
+    )  # every version tried: the real one fits
+    assert f"{line['type']} v{line['version']}" in tried.fits
+
+
+def test_nested_consumer_protocol_bytes_are_decoded():
+    line = next(g for g in golden_lines("JoinGroupResponse") if g["value"]["members"])
+    result = decode_payload(
+        bytes.fromhex(line["hex"]), "body", kind="JoinGroupResponse", version=line["version"]
+    )
+    for member in result.value["members"]:
+        assert "topics" in member["metadata_decoded"] or "error" in member["metadata_decoded"]
+
+
+def test_encodings_and_garbage():
+    data = bytes.fromhex("0000000000010001740000000000")
+    assert parse_payload_text("0x" + data.hex()) == data
+    assert parse_payload_text(" ".join(f"{b:02x}" for b in data)) == data
+    assert parse_payload_text(base64.b64encode(data).decode()) == data
+    with pytest.raises(ValueError):
+        parse_payload_text("not a payload!")
+    result = decode_payload(b"\xff\xff\xff", "junk")
+    assert result.kind is None and result.error
+
+
+def test_cli_reads_arguments_files_and_stdin(tmp_path, capsys, monkeypatch):
+    subscription = next(
+        g for g in golden_lines("ConsumerProtocolSubscription") if g["version"] == 3
+    )["hex"]
+    assignment = next(
+        g
+        for g in golden_lines("ConsumerProtocolAssignment")
+        if g["version"] == 3 and g["case"] != "empty"
+    )["hex"]
+    payloads = tmp_path / "payloads.txt"
+    payloads.write_text(f"# one per line\n{subscription}\n\n{assignment}\n")
+    monkeypatch.setattr(
+        "sys.stdin", io.StringIO(base64.b64encode(bytes.fromhex(assignment)).decode() + "\n")
+    )
+    assert main(["decode", "payload", subscription, "-", "--file", str(payloads), "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(g["source"], g["kind"]) for g in lines] == [
+        ("argument 1", "ConsumerProtocolSubscription"),
+        (f"{payloads} line 2", "ConsumerProtocolSubscription"),
+        (f"{payloads} line 4", "ConsumerProtocolAssignment"),
+        ("stdin line 1", "ConsumerProtocolAssignment"),
+    ]
+    assert main(["decode", "payload", "zz-not-hex", subscription]) == 1
+    captured = capsys.readouterr()
+    assert (
+        "argument 1 @ byte 0" in captured.err and "ConsumerProtocolSubscription v3" in captured.out
+    )
