@@ -1,0 +1,372 @@
+"""How many partitions of which topics each kind of member gets: balance first, stickiness second.
+
+Members with the same (existing) topics form a *class*; topics subscribed by the same classes form
+a *block*. Any two members of one class can swap partitions, so in a balanced assignment their
+loads differ by at most one, and the whole problem shrinks to classes x blocks: ``x[c][b]``
+partitions of block ``b`` go to class ``c``. With identical subscriptions (the common case) that is
+one class and one block, and nothing here costs more than O(classes).
+
+KIP-54 calls an assignment balanced when no partition can move to another of its potential
+consumers and improve the balance score. We aim higher: no *chain* of moves (a path in the
+class/block graph) can bring a member's load closer to another's. Such a load vector is the
+least-majorized one, so it is at least as good as any other under every symmetric convex score,
+KIP-54's sum of pairwise differences included.
+
+Stickiness: units a class already holds stay put unless a path must move them; partitions nobody
+holds are spread first (water-filling), and paths prefer moving "fresh" units (given out in this
+rebalance) over held ones (0-1 breadth-first search). Balanced loads are not unique, so a last
+pass makes balance-neutral moves that let classes keep more of what their members hold.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["Topology", "plan_class_loads"]
+
+
+@dataclass
+class Topology:
+    """Members grouped into classes (same topics) and topics into blocks (same classes).
+
+    :param class_of: per member index, its class
+    :param members: per class, its member indexes (ascending)
+    :param blocks_of: per class, the blocks it subscribes
+    :param topics_of_block: per block, its topic indexes
+    :param block_of_topic: per topic index, its block
+    :param block_size: per block, its number of partitions
+    """
+
+    class_of: list[int]
+    members: list[list[int]]
+    blocks_of: list[tuple[int, ...]]
+    topics_of_block: list[tuple[int, ...]]
+    block_of_topic: list[int]
+    block_size: list[int]
+    subscribers: list[tuple[int, ...]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, subscribed: Sequence[frozenset[int]], topic_sizes: Sequence[int]) -> Topology:
+        class_key: dict[frozenset[int], int] = {}
+        class_of, members, topics_of_class = [], [], []
+        for member, topics in enumerate(subscribed):
+            klass = class_key.get(topics)
+            if klass is None:
+                klass = class_key[topics] = len(members)
+                members.append([])
+                topics_of_class.append(tuple(sorted(topics)))
+            class_of.append(klass)
+            members[klass].append(member)
+        return cls._with_blocks(class_of, members, topics_of_class, topic_sizes)
+
+    @classmethod
+    def _with_blocks(cls, class_of, members, topics_of_class, topic_sizes) -> Topology:
+        classes_of_topic: list[list[int]] = [[] for _ in topic_sizes]
+        for klass, topics in enumerate(topics_of_class):
+            for topic in topics:
+                classes_of_topic[topic].append(klass)
+        block_key: dict[tuple[int, ...], int] = {}
+        block_of_topic, topics_of_block, block_size, subscribers = [], [], [], []
+        for topic, classes in enumerate(classes_of_topic):
+            key = tuple(classes)
+            if key not in block_key:
+                block_key[key] = len(topics_of_block)
+                topics_of_block.append([])
+                block_size.append(0)
+                subscribers.append(key)
+            block = block_key[key]
+            block_of_topic.append(block)
+            topics_of_block[block].append(topic)
+            block_size[block] += topic_sizes[topic]
+        blocks_of = [
+            tuple(sorted({block_of_topic[t] for t in topics})) for topics in topics_of_class
+        ]
+        return cls(
+            class_of,
+            members,
+            blocks_of,
+            [tuple(t) for t in topics_of_block],
+            block_of_topic,
+            block_size,
+            subscribers,
+        )
+
+
+def _hi(load: int, size: int) -> int:
+    return -(-load // size)
+
+
+def _lo(load: int, size: int) -> int:
+    return load // size
+
+
+@dataclass
+class _Plan:
+    """Working state: per class, units held / fresh per block, and the class's total load."""
+
+    sizes: list[int]
+    x: list[dict[int, int]]
+    fresh: list[dict[int, int]]
+    load: list[int]
+
+    def hi(self, klass: int) -> int:
+        return _hi(self.load[klass], self.sizes[klass])
+
+    def lo(self, klass: int) -> int:
+        return _lo(self.load[klass], self.sizes[klass])
+
+    def give(self, klass: int, block: int, units: int) -> None:
+        """``units`` fresh units of ``block`` to ``klass``."""
+        self.x[klass][block] = self.x[klass].get(block, 0) + units
+        self.fresh[klass][block] = self.fresh[klass].get(block, 0) + units
+        self.load[klass] += units
+
+    def take(self, klass: int, block: int, units: int) -> None:
+        """Remove ``units`` of ``block`` from ``klass``, fresh ones first."""
+        self.x[klass][block] -= units
+        fresh = self.fresh[klass].get(block, 0)
+        self.fresh[klass][block] = max(0, fresh - units)
+        self.load[klass] -= units
+
+
+def plan_class_loads(
+    topology: Topology,
+    held: Sequence[dict[int, int]],
+    unassigned: Sequence[int],
+    holdings: Sequence[list[int]],
+) -> list[dict[int, int]]:
+    """Units of each block per class after balancing.
+
+    :param held: per class, block -> partitions its members keep a valid claim to
+    :param holdings: per class, how many its members hold, largest first
+    :param unassigned: per block, partitions nobody holds
+    :returns: per class, block -> partitions the class ends up with
+    """
+    sizes = [len(m) for m in topology.members]
+    plan = _Plan(
+        sizes, [dict(h) for h in held], [{} for _ in held], [sum(h.values()) for h in held]
+    )
+    order = sorted(range(len(unassigned)), key=lambda b: (len(topology.subscribers[b]), b))
+    for block in order:
+        if unassigned[block] and topology.subscribers[block]:
+            _water_fill(plan, block, unassigned[block], topology.subscribers[block])
+    if len(sizes) > 1:
+        _improve(plan, topology)
+        if any(held):
+            _reduce_shedding(plan, topology, held, holdings)
+    return plan.x
+
+
+def _water_fill(plan: _Plan, block: int, units: int, classes: Sequence[int]) -> None:
+    """Give ``units`` of ``block`` to the least-loaded members among ``classes``."""
+    sizes, load = plan.sizes, plan.load
+
+    def need(level: int) -> int:
+        return sum(max(0, level * sizes[c] - load[c]) for c in classes)
+
+    low, high = (
+        min(_lo(load[c], sizes[c]) for c in classes),
+        max(_hi(load[c], sizes[c]) for c in classes) + units,
+    )
+    while low < high:  # the highest level every member can be raised to
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if need(middle) <= units else (low, middle - 1)
+    for klass in classes:
+        raise_by = max(0, low * sizes[klass] - load[klass])
+        if raise_by:
+            plan.give(klass, block, raise_by)
+            units -= raise_by
+    for klass in sorted(classes, key=lambda c: (plan.lo(c), c)):
+        room = max(0, (low + 1) * sizes[klass] - load[klass])
+        extra = min(room, units)
+        if extra:
+            plan.give(klass, block, extra)
+            units -= extra
+
+
+def _improve(plan: _Plan, topology: Topology) -> None:
+    """Move units along improving paths until no member can get closer to another's load."""
+    while True:
+        found = _improving_path(plan, topology)
+        if found is None:
+            return
+        path, target, level = found
+        _apply(plan, path, target, level)
+
+
+def _improving_path(plan: _Plan, topology: Topology):
+    """The best improving path ``[(class, block, next class), ...]`` or None.
+
+    For each load level ``t`` (lowest first), search backwards from the classes whose lightest
+    member has ``t``; a class reached whose heaviest member has ``t + 2`` or more can pass one unit
+    along the path and strictly reduce the sum of squared member loads.
+    """
+    classes = [c for c in range(len(plan.sizes)) if topology.blocks_of[c]]
+    levels = sorted({plan.lo(c) for c in classes})
+    heaviest = max((plan.hi(c) for c in classes), default=0)
+    for level in levels:
+        if heaviest < level + 2:
+            return None
+        targets = [c for c in classes if plan.lo(c) <= level]
+        found = _search_back(plan, topology, targets, level)
+        if found is not None:
+            return (*found, level)
+    return None
+
+
+def _search_back(plan: _Plan, topology: Topology, targets: list[int], level: int):
+    """0-1 BFS backwards from ``targets``: edge A -> M (A gives M a unit of block b) costs 0
+    when A holds fresh units of b, 1 when only held units."""
+    distance = {c: 0 for c in targets}
+    step: dict[int, tuple[int, int]] = {}  # class -> (block it gives, class receiving)
+    queue = deque(targets)
+    done: set[int] = set()
+    while queue:
+        receiver = queue.popleft()
+        if receiver in done:
+            continue
+        done.add(receiver)
+        for block in topology.blocks_of[receiver]:
+            for giver in topology.subscribers[block]:
+                units = plan.x[giver].get(block, 0)
+                if giver == receiver or units <= 0:
+                    continue
+                cost = 0 if plan.fresh[giver].get(block, 0) > 0 else 1
+                candidate = distance[receiver] + cost
+                if candidate < distance.get(giver, candidate + 1):
+                    distance[giver] = candidate
+                    step[giver] = (block, receiver)
+                    (queue.appendleft if cost == 0 else queue.append)(giver)
+    sources = [c for c in step if plan.hi(c) >= level + 2]
+    if not sources:
+        return None
+    source = min(sources, key=lambda c: (distance[c], -plan.hi(c), c))  # fewest held moves
+    path, klass = [], source
+    while klass in step:
+        block, receiver = step[klass]
+        path.append((klass, block, receiver))
+        klass = receiver
+    return path, klass
+
+
+def _apply(plan: _Plan, path: list[tuple[int, int, int]], target: int, level: int) -> None:
+    """Move units along ``path``: at most what the path carries, what keeps the source's members
+    at ``level + 1`` or more, and what lifts the target's members to ``level + 1``. Every unit
+    moved goes from a member at ``level + 2`` or more to one at ``level`` or less (an
+    improvement), and no source is drained below the level it is filling (no churn)."""
+    capacity = min(plan.fresh[g].get(b, 0) or plan.x[g][b] for g, b, _ in path)
+    source = path[0][0]
+    sizes, load = plan.sizes, plan.load
+    surplus = load[source] - (level + 1) * sizes[source]
+    shortfall = (level + 1) * sizes[target] - load[target]
+    units = min(capacity, surplus, shortfall)
+    for giver, block, receiver in path:
+        plan.take(giver, block, units)
+        plan.give(receiver, block, units)
+
+
+def _member_shed(holdings: Sequence[int], load: int) -> int:
+    """Held units a class's members must give up at class load ``load`` (``holdings`` sorted
+    descending; the ``q + 1`` quotas go to those holding the most, as realize.py does)."""
+    base, extra = divmod(load, len(holdings))
+    return sum(max(0, h - base - (1 if i < extra else 0)) for i, h in enumerate(holdings))
+
+
+def _reduce_shedding(
+    plan: _Plan, topology: Topology, held: Sequence[dict[int, int]], holdings: Sequence[list[int]]
+) -> None:
+    """Balance-neutral moves that let classes keep more of what their members hold.
+
+    Balanced loads are not unique: a unit can go from a member at load ``h + 1`` to one at ``h``
+    and leave the multiset of loads unchanged. While some class would shed held units (its share
+    of a block, or its members' quotas, below what they hold), look for the cheapest such move
+    (a path through the class/block graph, priced in held units lost minus held units saved)
+    and make it when it saves something. Re-running after a cooperative round then reproduces
+    the loads intended for members whose new partitions were withheld, instead of revoking.
+    """
+    failed: set[int] = set()
+    while True:
+        candidates = [
+            c for c in range(len(plan.sizes)) if c not in failed and _sheds(plan, held, holdings, c)
+        ]
+        if not candidates:
+            return
+        for receiver in candidates:
+            path = _cheapest_neutral_path(plan, topology, held, holdings, receiver)
+            if path is None:
+                failed.add(receiver)
+                continue
+            for giver, via, taker in path:
+                plan.take(giver, via, 1)
+                plan.give(taker, via, 1)
+            failed.clear()
+            break
+        else:
+            return
+
+
+def _sheds(plan: _Plan, held, holdings, klass: int) -> bool:
+    """Would one more unit save ``klass`` a held unit (its members' quotas or a block share)?"""
+    load = plan.load[klass]
+    if _member_shed(holdings[klass], load + 1) < _member_shed(holdings[klass], load):
+        return True
+    return any(count > plan.x[klass].get(block, 0) for block, count in held[klass].items())
+
+
+def _cheapest_neutral_path(plan, topology, held, holdings, receiver):
+    """Bellman-Ford backwards from ``receiver``: the path whose one-unit move saves the most
+    held units while leaving the load multiset unchanged, or None if none saves any."""
+
+    def gain_cost(klass: int, block: int) -> int:
+        return -1 if plan.x[klass].get(block, 0) < held[klass].get(block, 0) else 0
+
+    def lose_cost(klass: int, block: int) -> int:
+        return 1 if plan.x[klass].get(block, 0) <= held[klass].get(block, 0) else 0
+
+    def member_cost(klass: int, delta: int) -> int:
+        load = plan.load[klass]
+        return _member_shed(holdings[klass], load + delta) - _member_shed(holdings[klass], load)
+
+    cost = {receiver: member_cost(receiver, +1)}
+    step: dict[int, tuple[int, int]] = {}
+    frontier = {receiver}
+    for _ in range(len(plan.sizes)):
+        changed = set()
+        for taker in frontier:
+            for via in topology.blocks_of[taker]:
+                for giver in topology.subscribers[via]:
+                    if giver == receiver or plan.x[giver].get(via, 0) <= 0:
+                        continue
+                    candidate = cost[taker] + gain_cost(taker, via) + lose_cost(giver, via)
+                    if candidate < cost.get(giver, candidate + 1):
+                        cost[giver], step[giver] = candidate, (via, taker)
+                        changed.add(giver)
+        if not changed:
+            break
+        frontier = changed
+    wanted = plan.lo(receiver) + 1
+    sources = [(cost[c] + member_cost(c, -1), c) for c in step if plan.hi(c) == wanted]
+    if not sources:
+        return None
+    for total, source in sorted(sources):
+        if total >= 0:
+            return None
+        path = _trace_path(step, source)
+        # negative edge costs can leave cyclic pointers: only a simple path into receiver will do
+        if path and path[-1][2] == receiver:
+            return path
+    return None
+
+
+def _trace_path(step: dict[int, tuple[int, int]], source: int) -> list[tuple[int, int, int]]:
+    path, klass, seen = [], source, {source}
+    while klass in step:
+        via, taker = step[klass]
+        if taker in seen:
+            return []
+        seen.add(taker)
+        path.append((klass, via, taker))
+        klass = taker
+    return path

@@ -1,0 +1,132 @@
+"""What sticky members remember and tell the leader: user data in the layouts Java reads.
+
+``sticky`` (eager) members drop their partitions before every rebalance, so their previous
+assignment and generation travel in the StickyAssignor user data (V1; V0 without a generation is
+still read). ``cooperative-sticky`` members keep their partitions and send them as the
+subscription's owned partitions; their user data is only the int32 generation that subscriptions
+v0/v1 cannot carry (librdkafka and franz-go send the sticky V1 layout instead, also accepted).
+
+A :class:`Claim` is the leader's view of one member's previous ownership, whatever carried it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from assignframe_codec import (
+    decode_cooperative_user_data,
+    decode_sticky_user_data,
+    encode_cooperative_user_data,
+    encode_sticky_user_data,
+)
+
+from assignframe import CodecError, Member, TopicPartition, UserDataError
+
+__all__ = [
+    "Claim",
+    "StickyMemory",
+    "cooperative_claim",
+    "cooperative_user_data",
+    "decode_cooperative",
+    "decode_sticky",
+    "sticky_claim",
+    "sticky_user_data",
+]
+
+#: Java's ``AbstractStickyAssignor.DEFAULT_GENERATION``: "no generation known".
+NO_GENERATION = -1
+
+
+@dataclass(frozen=True)
+class StickyMemory:
+    """The eager ``sticky`` member's memory between rebalances (``MemberState.strategy_state``).
+
+    :param partitions: the partitions of its last assignment, in assignment order
+    :param generation: the generation of that assignment
+    """
+
+    partitions: tuple[TopicPartition, ...]
+    generation: int
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One member's claim of previous ownership, as the leader reads it.
+
+    :param generation: the generation the claim is from (``NO_GENERATION`` when unknown)
+    :param groups: what it claims: items with ``topic`` and ``partitions`` (the decoded user
+        data's own groups are used as they are: copying a million of them costs a second)
+    """
+
+    generation: int
+    groups: Sequence[Any] = ()
+    #: partitions claimed one by one (a cooperative subscription's owned partitions)
+    flat: Sequence[TopicPartition] = ()
+
+
+EMPTY_CLAIM = Claim(NO_GENERATION, ())
+
+
+def sticky_user_data(state_memory: StickyMemory | None) -> bytes | None:
+    """StickyAssignor V1 user data for a member's next subscription (None before any assignment)."""
+    if state_memory is None:
+        return None  # Java's subscriptionUserData returns null until onAssignment ran once
+    pairs = [(tp.topic, tp.partition) for tp in state_memory.partitions]
+    return encode_sticky_user_data(pairs, state_memory.generation)
+
+
+def cooperative_user_data(generation: int) -> bytes:
+    """CooperativeStickyAssignor user data: the int32 generation (-1 before any assignment)."""
+    return encode_cooperative_user_data(generation)
+
+
+def decode_sticky(user_data: bytes | None) -> Any:
+    """Decode StickyAssignor user data (V1, falling back to V0); None for null or empty bytes."""
+    if not user_data:
+        return None
+    try:
+        return decode_sticky_user_data(bytes(user_data))
+    except CodecError as error:
+        raise UserDataError(f"not StickyAssignor user data (V1 or V0): {error}") from error
+
+
+def decode_cooperative(user_data: bytes | None) -> Any:
+    """Decode cooperative user data; None for null, unreadable bytes or an empty buffer.
+
+    Java reads an unreadable buffer as generation -1 rather than failing the rebalance, since the
+    partitions themselves travel in the subscription; we do the same.
+    """
+    if not user_data:
+        return None
+    try:
+        return decode_cooperative_user_data(bytes(user_data))
+    except CodecError:
+        return None
+
+
+def sticky_claim(member: Member) -> Claim:
+    """An eager member's claim: previous assignment and generation from its user data."""
+    decoded = member.decoded_user_data
+    if decoded is None:
+        decoded = decode_sticky(member.user_data)  # assign() called without the runner's decoding
+    if decoded is None:
+        return EMPTY_CLAIM
+    generation = NO_GENERATION if decoded.generation is None else decoded.generation
+    return Claim(generation, decoded.previous_assignment)
+
+
+def cooperative_claim(member: Member) -> Claim:
+    """A cooperative member's claim: owned partitions, generation from the subscription (v2+)
+    or else from the user data (v0/v1 subscriptions)."""
+    decoded = member.decoded_user_data
+    if decoded is None and member.user_data:
+        decoded = decode_cooperative(member.user_data)
+    generation = member.generation
+    if generation == NO_GENERATION and decoded is not None:
+        generation = decoded.generation
+    if member.subscription_version >= 1 or decoded is None:
+        return Claim(generation, flat=member.owned_partitions)
+    # subscription v0 has no owned partitions; sticky-V1-layout user data still carries them
+    return Claim(generation, groups=decoded.previous_assignment or ())

@@ -1,0 +1,133 @@
+"""Helpers shared by the tests: golden scenarios, validity under both protocols, stickiness."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from functools import cache
+from typing import Any
+
+from assignframe_sticky.userdata import cooperative_claim
+
+from assignframe import (
+    Cluster,
+    GroupAssignment,
+    GroupSubscription,
+    Member,
+    Strategy,
+    TopicPartition,
+)
+from assignframe.metrics import validate_assignment
+from assignframe.runner import RoundResult
+from assignframe.testing import shared_path
+
+STICKY_NAMES = ("sticky", "cooperative-sticky")
+
+#: Counts the golden tests collect; conftest.py prints them in the terminal summary.
+STATS: Counter[str] = Counter()
+
+
+@cache
+def sticky_scenarios() -> tuple[dict[str, Any], ...]:
+    path = shared_path(__file__) / "golden" / "assign.jsonl"
+    with path.open(encoding="utf-8") as lines:
+        return tuple(s for s in map(json.loads, lines) if s["assignor"] in STICKY_NAMES)
+
+
+def java_assignment(record: Mapping[str, Any]) -> GroupAssignment:
+    return GroupAssignment.from_partitions(
+        {m: [tuple(p) for p in ps] for m, ps in record["result"].items()}
+    )
+
+
+def _racks(racks: Mapping | None) -> dict | None:
+    return {t: tuple(map(tuple, per)) for t, per in racks.items()} if racks else None
+
+
+def leader_views(scenario: dict, strategy: Strategy) -> Iterator[tuple[dict, GroupSubscription]]:
+    """Each recorded round as the GroupSubscription Java's leader saw (recorded fields, user
+    data decoded by ``strategy``)."""
+    counts = dict(scenario["partitions_per_topic"])
+    racks = scenario.get("partition_racks")
+    for record in scenario["rounds"]:
+        counts = dict(record["partitions_per_topic"] or counts)
+        racks = record["partition_racks"] or racks
+        members = {}
+        for member_id, info in record["members"].items():
+            sub = record["subscriptions"][member_id]
+            version = (info.get("crafted") or {}).get("subscription_version", 3)
+            user_data = bytes.fromhex(sub["user_data"]) if sub["user_data"] is not None else None
+            members[member_id] = Member(
+                member_id,
+                tuple(sorted(info["topics"])),
+                owned_partitions=[tuple(p) for p in sub["owned_partitions"]],
+                generation=-1 if sub["generation_id"] is None else sub["generation_id"],
+                group_instance_id=info["group_instance_id"],
+                rack=info["rack"],
+                user_data=user_data,
+                decoded_user_data=strategy.decode_user_data(user_data, version),
+                subscription_version=version,
+            )
+        yield (
+            record,
+            GroupSubscription(members, Cluster(counts, _racks(racks)), record["generation"]),
+        )
+
+
+def claims_of(group: GroupSubscription, cooperative: bool) -> dict[str, set[TopicPartition]]:
+    """What each member says it owned before the round (any generation)."""
+    if cooperative:
+        return {m: set(member.owned_partitions) for m, member in group.members.items()}
+    claims = {}
+    for member_id, member in group.members.items():
+        decoded = member.decoded_user_data
+        groups = decoded.previous_assignment if decoded is not None else ()
+        claims[member_id] = {TopicPartition(g.topic, p) for g in groups for p in g.partitions}
+    return claims
+
+
+def check_assignment(
+    group: GroupSubscription, assignment: GroupAssignment, cooperative: bool
+) -> list[str]:
+    """Problems with one round's assignment (empty = valid).
+
+    Both protocols: no partition twice, none to a non-subscriber, none the cluster lacks.
+    EAGER: every subscribed partition assigned. COOPERATIVE: a partition may stay unassigned only
+    while some member still claims it (it is being revoked), and a member gets a partition another
+    member claims only if its own claim is strictly newer (it already owns it).
+    """
+    validity = validate_assignment(group, assignment)
+    problems = [f"double owned {tp}" for tp in validity.double_owned]
+    problems += [f"{tp} to non-subscriber {m}" for m, tp in validity.non_subscriber]
+    problems += [f"{tp} to {m}, not in the cluster" for m, tp in validity.unknown]
+    if not cooperative:
+        return problems + [f"unowned {tp}" for tp in validity.unowned]
+    claims = claims_of(group, cooperative=True)
+    pending = set().union(*claims.values()) if claims else set()
+    problems += [f"unowned {tp}, claimed by nobody" for tp in validity.unowned if tp not in pending]
+    generation = {m: cooperative_claim(member).generation for m, member in group.members.items()}
+    for member_id, assigned in assignment.assignments.items():
+        for tp in assigned.partitions:
+            mine = tp in claims[member_id]
+            others = [
+                m
+                for m, owned in claims.items()
+                if m != member_id
+                and tp in owned
+                and not (mine and generation[member_id] > generation[m])
+            ]
+            if others:
+                problems.append(f"{tp} to {member_id} while {others} may still own it")
+    return problems
+
+
+def check_round(round_: RoundResult, cooperative: bool) -> list[str]:
+    return check_assignment(round_.group, round_.assignment, cooperative)
+
+
+def kept(assignment: GroupAssignment, claims: Mapping[str, set[TopicPartition]]) -> int:
+    """Partitions given to a member that claimed them before the round."""
+    return sum(
+        tp in claims.get(m, ()) for m, a in assignment.assignments.items() for tp in a.partitions
+    )
