@@ -1,0 +1,128 @@
+"""Audit one group: read it, measure what it has, replay every strategy, recommend one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import GroupAssignment
+from .recommend import recommend
+from .replay import AuditContext, StrategyOutcome, replay_strategy
+from .rows import current_metrics, group_rows
+from .snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
+
+__all__ = ["ChunkResult", "audit_chunk", "audit_group", "group_detail", "snapshot_view"]
+
+
+@dataclass
+class ChunkResult:
+    """The rows of a chunk of input and the rows that could not be read."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    malformed: list[tuple[int, str]] = field(default_factory=list)
+    groups: int = 0
+
+
+def audit_group(
+    input_row: int, raw: Mapping[str, Any] | str, context: AuditContext, detail: bool = False
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Rows for one snapshot (and, when asked, the detail the report draws).
+
+    :raises MalformedSnapshot: the row is not a readable snapshot
+    """
+    snapshot = read_snapshot(raw)
+    current = current_metrics(snapshot)
+    outcomes = [replay_strategy(snapshot, name, context) for name in context.strategies]
+    recommendation = recommend(outcomes, current, snapshot.protocol)
+    rows = group_rows(input_row, snapshot, current, outcomes, recommendation)
+    if not detail:
+        return rows, None
+    return rows, group_detail(snapshot, current, outcomes, rows[0] if rows else {})
+
+
+def audit_chunk(chunk: Iterable[tuple[int, Any]], context: AuditContext) -> ChunkResult:
+    """Audit ``(input_row, raw)`` pairs; malformed rows are collected, never raised."""
+    result = ChunkResult()
+    for input_row, raw in chunk:
+        try:
+            rows, _ = audit_group(input_row, raw, context)
+        except MalformedSnapshot as exc:
+            result.malformed.append((input_row, str(exc)))
+            continue
+        result.rows.extend(rows)
+        result.groups += 1
+    return result
+
+
+def _pairs(assignment: GroupAssignment) -> dict[str, list[list[Any]]]:
+    return {
+        m: [[tp.topic, tp.partition] for tp in a.partitions]
+        for m, a in assignment.assignments.items()
+    }
+
+
+def _partitions(snapshot: GroupSnapshot) -> list[list[Any]]:
+    topics = sorted({t for m in snapshot.members.values() for t in m.topics})
+    return [[t, p] for t in topics for p in range(snapshot.cluster.partitions_per_topic.get(t, 0))]
+
+
+def group_detail(
+    snapshot: GroupSnapshot,
+    current: dict[str, Any],
+    outcomes: list[StrategyOutcome],
+    first_row: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The JSON the report draws one group from (docs/audit.md, "worst groups")."""
+    problems = [current["problems"]] if current["problems"] else []
+    return {
+        "group_id": snapshot.group_id,
+        "generation": snapshot.generation,
+        "protocol": snapshot.protocol,
+        "input_row": first_row.get("input_row"),
+        "problems": problems + list(snapshot.notes),
+        "members": list(snapshot.members),
+        "partitions": _partitions(snapshot),
+        "current": {"assignment": _pairs(snapshot.current), "metrics": current},
+        "strategies": [
+            {
+                "strategy": o.strategy,
+                "assignment": _pairs(o.assignment) if o.assignment is not None else None,
+                "metrics": o.metrics,
+                "error": o.error,
+            }
+            for o in outcomes
+        ],
+        "recommendation": {
+            "strategy": first_row.get("recommendation"),
+            "reason": first_row.get("reason"),
+        },
+    }
+
+
+def snapshot_view(raw: Mapping[str, Any], source: str = "") -> dict[str, Any]:
+    """A decoded snapshot as the report's capture section shows it (no replay)."""
+    try:
+        snapshot = read_snapshot(raw)
+    except MalformedSnapshot as exc:
+        return {
+            "source": source,
+            "group_id": str(raw.get("group_id")),
+            "generation": raw.get("generation"),
+            "members": [],
+            "assignment": {},
+            "metrics": {},
+            "problems": [str(exc)],
+        }
+    current = current_metrics(snapshot)
+    return {
+        "source": source,
+        "group_id": snapshot.group_id,
+        "generation": snapshot.generation,
+        "protocol": snapshot.protocol,
+        "leader": raw.get("leader"),
+        "members": list(snapshot.members),
+        "assignment": _pairs(snapshot.current),
+        "metrics": current,
+        "problems": ([current["problems"]] if current["problems"] else []) + list(snapshot.notes),
+    }

@@ -1,0 +1,75 @@
+"""``assignframe audit``: check a fleet's assignments, replay every strategy, recommend one.
+
+Thin: parses arguments and calls :mod:`assignframe.audit`. Input, output and the
+recommendation rule: docs/audit.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..audit import ENGINES, AuditOptions, run_audit
+from ..audit.console import print_summary
+from ._common import console, print_json
+
+__all__ = ["register"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "audit", help="audit group snapshots (JSON lines or Parquet)", description=__doc__
+    )
+    parser.add_argument(
+        "input",
+        type=Path,
+        metavar="INPUT",
+        help="`assignframe decode --json` output or Parquet (file or folder)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("audit-out"),
+        metavar="DIR",
+        help="output folder (default: %(default)s)",
+    )
+    parser.add_argument("--engine", choices=ENGINES, default="local")
+    parser.add_argument(
+        "--strategies",
+        type=lambda t: tuple(n.strip() for n in t.split(",") if n.strip()),
+        help="comma-separated strategy names (default: all installed)",
+    )
+    parser.add_argument("--processes", type=int, help="local engine workers (default: CPU count)")
+    parser.add_argument("--chunk-size", type=int, default=200, help="groups per unit of work")
+    parser.add_argument("--master", default="local[*]", help="Spark master URL (spark engine)")
+    parser.add_argument(
+        "--worst", type=int, default=10, help="worst groups detailed in the summary"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--no-parquet", action="store_true", help="local engine: JSON lines only")
+    parser.add_argument("--html", type=Path, metavar="PATH", help="also write the HTML report")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    options = AuditOptions(
+        strategies=args.strategies,
+        processes=args.processes,
+        chunk_size=args.chunk_size,
+        worst=args.worst,
+        progress=not args.no_progress and sys.stderr.isatty(),
+        parquet=not args.no_parquet,
+        master=args.master,
+    )
+    summary = run_audit(args.input, args.out, options, args.engine)
+    if args.json:
+        print_json({k: v for k, v in summary.items() if k != "worst_groups"})
+    else:
+        print_summary(summary, console(), str(args.out))
+    if args.html:
+        from ..report import write_report
+
+        write_report(args.html, audit_summary=summary)
+    return 0

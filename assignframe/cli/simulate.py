@@ -1,0 +1,60 @@
+"""``assignframe simulate``: play scenario timelines through every strategy and compare.
+
+Thin: parses arguments and calls :mod:`assignframe.simulate`. Scenario schema: docs/simulate.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..simulate import load_scenario, shipped_scenarios, simulate
+from ..simulate.console import print_simulation
+from ._common import CommandLineError, console, print_json
+
+__all__ = ["register"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "simulate", help="play scenario timelines through strategies", description=__doc__
+    )
+    parser.add_argument(
+        "scenarios",
+        nargs="*",
+        metavar="SCENARIO",
+        help="scenario files (YAML or JSON); none with --shipped",
+    )
+    parser.add_argument("--shipped", action="store_true", help="run every shipped scenario")
+    parser.add_argument(
+        "--strategies", type=_names, help="comma-separated (default: all installed)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--out", type=Path, metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--html", type=Path, metavar="PATH", help="also write the HTML report")
+    parser.set_defaults(handler=_run)
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def _run(args: argparse.Namespace) -> int:
+    paths = list(args.scenarios) + (shipped_scenarios() if args.shipped else [])
+    if not paths:
+        raise CommandLineError("give SCENARIO files or --shipped")
+    results = [simulate(load_scenario(path), args.strategies) for path in paths]
+    if args.json:
+        print_json(results)
+    else:
+        out = console()
+        for result in results:
+            print_simulation(result, out)
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    if args.html:
+        from ..report import write_report
+
+        write_report(args.html, simulations=results)
+    return 1 if any(run.get("error") for r in results for run in r["runs"]) else 0

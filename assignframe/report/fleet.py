@@ -1,0 +1,103 @@
+"""The audit's sections: the fleet summary, then the worst groups first.
+
+Input: the audit summary (``summary.json``, schema in docs/audit.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from . import visuals
+from .groups import group_card
+from .page import ReportPage, escape
+from .tables import stat_cards, table
+
+__all__ = ["add_fleet_sections"]
+
+_STRATEGY_COLUMNS = (
+    ("groups", "groups"),
+    ("recommended", "recommended for"),
+    ("invalid", "invalid results"),
+    ("errors", "errors"),
+    ("mean_balance_score", "mean balance score"),
+    ("mean_spread", "mean max-min"),
+    ("groups_with_idle", "groups with idle members"),
+    ("partitions_moved", "partitions moved"),
+)
+
+
+def add_fleet_sections(page: ReportPage, summary: Mapping[str, Any]) -> None:
+    """Add "Fleet summary" and "Worst groups" sections for one audit run."""
+    page.add_section("fleet", "Fleet summary", _summary_html(page, summary))
+    worst = summary.get("worst_groups") or []
+    body = "".join(group_card(page, group) for group in worst)
+    intro = (
+        '<p class="muted">Ordered worst first: invalid assignments, then the widest spread of '
+        "partitions per member, then idle members (docs/audit.md).</p>"
+    )
+    page.add_section("worst", f"Worst groups ({len(worst)})", intro + body)
+
+
+def _summary_html(page: ReportPage, summary: Mapping[str, Any]) -> str:
+    current = summary.get("current") or {}
+    cards = stat_cards(
+        [
+            ("groups audited", summary.get("groups", 0), False),
+            (
+                "invalid groups",
+                current.get("invalid_groups", 0),
+                bool(current.get("invalid_groups")),
+            ),
+            ("groups with idle members", current.get("groups_with_idle", 0), False),
+            ("malformed rows", summary.get("malformed", 0), bool(summary.get("malformed"))),
+            ("groups / s", summary.get("groups_per_second"), False),
+        ]
+    )
+    source = (
+        f'<p class="muted">Input <code>{escape(summary.get("input", "?"))}</code>, engine '
+        f"<code>{escape(summary.get('engine', '?'))}</code>, strategies "
+        f"{escape(', '.join(summary.get('strategy_names') or []))}.</p>"
+    )
+    return cards + source + _strategy_table(summary) + _charts(page, summary) + _malformed(summary)
+
+
+def _strategy_table(summary: Mapping[str, Any]) -> str:
+    strategies = summary.get("strategies") or {}
+    rows = [
+        [name] + [stats.get(key) for key, _ in _STRATEGY_COLUMNS]
+        for name, stats in strategies.items()
+    ]
+    headers = ["strategy"] + [heading for _, heading in _STRATEGY_COLUMNS]
+    return table(headers, rows, css_class="strategies")
+
+
+def _charts(page: ReportPage, summary: Mapping[str, Any]) -> str:
+    strategies = summary.get("strategies") or {}
+    if not strategies:
+        return ""
+    names = list(strategies)
+    recommended = visuals.bars(
+        "Recommended for how many groups",
+        names,
+        {"groups": [strategies[n].get("recommended") for n in names]},
+    )
+    balance = visuals.bars(
+        "Mean balance across the fleet (lower is better)",
+        names,
+        {
+            "mean max-min": [strategies[n].get("mean_spread") for n in names],
+            "mean balance score / 10": [
+                (strategies[n].get("mean_balance_score") or 0) / 10 for n in names
+            ],
+        },
+    )
+    return f'<div class="row">{page.visual(recommended)}{page.visual(balance)}</div>'
+
+
+def _malformed(summary: Mapping[str, Any]) -> str:
+    examples = summary.get("malformed_examples") or []
+    if not examples:
+        return ""
+    rows = [[e.get("line"), e.get("error")] for e in examples]
+    return "<h3>Malformed rows (first ones)</h3>" + table(["line", "error"], rows)

@@ -1,0 +1,130 @@
+"""One group's card: problems, recommendation, metrics per strategy, heatmap and charts.
+
+A group detail is the JSON the audit writes for its worst groups (docs/audit.md)::
+
+    {"group_id", "generation", "protocol", "problems": [str], "members": [str],
+     "partitions": [[topic, partition], ...],
+     "current": {"assignment": {member: [[topic, partition], ...]}, "metrics": {...}},
+     "strategies": [{"strategy", "assignment", "metrics", "error"}],
+     "recommendation": {"strategy", "reason"}}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from . import visuals
+from .page import ReportPage, escape
+from .tables import table
+
+__all__ = ["METRIC_COLUMNS", "group_card", "metrics_row"]
+
+#: (metrics key, column heading) shown for every assignment.
+METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("valid", "valid"),
+    ("balance_score", "balance score"),
+    ("spread", "max-min"),
+    ("idle_members", "idle members"),
+    ("partitions_moved", "moved"),
+    ("lag_spread", "lag spread"),
+    ("rounds", "rounds"),
+)
+
+
+def metrics_row(name: str, metrics: Mapping[str, Any] | None) -> list[Any]:
+    metrics = metrics or {}
+    return [name] + [metrics.get(key) for key, _ in METRIC_COLUMNS]
+
+
+def group_card(page: ReportPage, group: Mapping[str, Any]) -> str:
+    """The HTML of one group, registering its heatmap and charts on ``page``."""
+    recommended = (group.get("recommendation") or {}).get("strategy")
+    return (
+        f'<div class="card group" data-group="{escape(group["group_id"])}">'
+        f"<h3>{escape(_heading(group))}</h3>"
+        f"{_problems(group.get('problems') or [])}"
+        f"{_recommendation(group.get('recommendation'))}"
+        f"{_metrics_table(group, recommended)}"
+        f"{page.visual(_heatmap(group, recommended))}"
+        f'<div class="row">{_charts(page, group)}</div></div>'
+    )
+
+
+def _heading(group: Mapping[str, Any]) -> str:
+    parts = [f"group {group['group_id']}"]
+    if group.get("generation") is not None:
+        parts.append(f"generation {group['generation']}")
+    if group.get("protocol"):
+        parts.append(f"protocol {group['protocol']}")
+    parts.append(f"{len(group.get('members') or [])} members")
+    return " · ".join(parts)
+
+
+def _problems(problems: Sequence[str]) -> str:
+    if not problems:
+        return '<p class="ok">Current assignment is valid.</p>'
+    items = "".join(f"<li>{escape(p)}</li>" for p in problems)
+    return f'<ul class="problems">{items}</ul>'
+
+
+def _recommendation(recommendation: Mapping[str, Any] | None) -> str:
+    if not recommendation or not recommendation.get("strategy"):
+        reason = (recommendation or {}).get("reason", "no strategy produced a valid assignment")
+        return f'<p class="muted">No recommendation: {escape(reason)}</p>'
+    return (
+        f'<p class="reason">Recommended: <b>{escape(recommendation["strategy"])}</b> — '
+        f"{escape(recommendation.get('reason', ''))}</p>"
+    )
+
+
+def _metrics_table(group: Mapping[str, Any], recommended: str | None) -> str:
+    rows = [metrics_row("current", (group.get("current") or {}).get("metrics"))]
+    classes = ["current"]
+    for result in group.get("strategies") or []:
+        name = result["strategy"] + (f" (error: {result['error']})" if result.get("error") else "")
+        rows.append(metrics_row(name, result.get("metrics")))
+        classes.append("recommended" if result["strategy"] == recommended else "")
+    headers = ["assignment"] + [heading for _, heading in METRIC_COLUMNS]
+    return table(headers, rows, classes, "metrics")
+
+
+def _heatmap(group: Mapping[str, Any], recommended: str | None) -> dict[str, Any]:
+    views = [("current", (group.get("current") or {}).get("assignment") or {})]
+    views += [
+        (r["strategy"], r.get("assignment") or {})
+        for r in group.get("strategies") or []
+        if not r.get("error")
+    ]
+    return visuals.heatmap(
+        f"group {group['group_id']}",
+        group.get("members") or [],
+        views,
+        group.get("partitions") or [],
+        recommended,
+    )
+
+
+def _charts(page: ReportPage, group: Mapping[str, Any]) -> str:
+    results = [r for r in group.get("strategies") or [] if not r.get("error")]
+    if not results:
+        return ""
+    names = ["current"] + [r["strategy"] for r in results]
+    metrics = [(group.get("current") or {}).get("metrics") or {}] + [r["metrics"] for r in results]
+    balance = visuals.bars(
+        "Balance per strategy (lower is better)",
+        names,
+        {
+            "max-min partitions": [m.get("spread") for m in metrics],
+            "idle members": [m.get("idle_members") for m in metrics],
+        },
+    )
+    movement = visuals.bars(
+        "Movement per strategy",
+        names[1:],
+        {
+            "partitions moved": [m.get("partitions_moved") for m in metrics[1:]],
+            "partitions kept": [m.get("partitions_kept") for m in metrics[1:]],
+        },
+    )
+    return page.visual(balance) + page.visual(movement)

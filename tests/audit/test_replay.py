@@ -1,0 +1,56 @@
+"""Replays: the seed round hands each strategy the group's current ownership."""
+
+from __future__ import annotations
+
+from assignframe.audit import audit_group, read_snapshot
+from assignframe.audit.replay import replay_strategy
+
+
+def test_range_replay_of_a_range_group_moves_nothing(context, make_snapshot):
+    outcome = replay_strategy(read_snapshot(make_snapshot()), "range", context)
+    assert outcome.error is None
+    assert outcome.metrics["partitions_moved"] == 0 and outcome.metrics["valid"]
+
+
+def test_sticky_strategies_keep_the_current_owners(context, make_snapshot):
+    row = make_snapshot()
+    row["members"][0]["assignment"]["hex"] = row["members"][1]["assignment"]["hex"]  # swap a
+    row["members"][1]["assignment"]["hex"] = make_snapshot()["members"][0]["assignment"]["hex"]
+    snapshot = read_snapshot(row)  # a owns t-2, b owns t-0 and t-1: range would move them all
+    assert replay_strategy(snapshot, "range", context).metrics["partitions_moved"] == 3
+    for name in ("sticky", "cooperative-sticky"):
+        outcome = replay_strategy(snapshot, name, context)
+        assert outcome.error is None, outcome.error
+        assert outcome.metrics["partitions_moved"] == 0, name
+
+
+def test_cooperative_replay_counts_follow_up_rounds(context, make_snapshot):
+    row = make_snapshot()
+    row["members"][1]["assignment"]["hex"] = "00030000000000000000"  # b owns nothing, a two
+    row["members"][0]["assignment"]["hex"] = _hex_assignment([("t", 0), ("t", 1), ("t", 2)])
+    outcome = replay_strategy(read_snapshot(row), "cooperative-sticky", context)
+    assert outcome.metrics["rounds"] == 2 and outcome.settled
+
+
+def _hex_assignment(pairs):
+    import assignframe_codec as codec
+
+    return codec.encode_assignment(pairs, version=3).hex()
+
+
+def test_a_failing_strategy_is_a_row_not_a_crash(context, make_snapshot):
+    class Broken:
+        pm, seed, strategies = context.pm, context.seed, ("no-such-strategy",)
+
+    rows, _ = audit_group(1, make_snapshot(), Broken)
+    assert rows[0]["error"].startswith("UnknownStrategyError")
+    assert rows[0]["recommendation"] is None
+
+
+def test_detail_holds_every_assignment(context, make_snapshot):
+    rows, detail = audit_group(7, make_snapshot(), context, detail=True)
+    assert len(rows) == len(context.strategies)
+    assert detail["input_row"] == 7
+    assert detail["current"]["assignment"]["a"] == [["t", 0], ["t", 1]]
+    assert {s["strategy"] for s in detail["strategies"]} == set(context.strategies)
+    assert detail["recommendation"]["strategy"] in context.strategies
