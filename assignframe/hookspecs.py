@@ -17,13 +17,17 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from .model import (
+        Cluster,
         GroupAssignment,
         GroupSubscription,
         MemberAssignment,
         MemberState,
         RebalanceProtocol,
         SubscriptionMetadata,
+        TopicPartition,
     )
     from .registry import StrategyRegistry
     from .strategy import Strategy
@@ -121,6 +125,27 @@ def on_assignment(
 # ---------------------------------------------------------------------------------------------
 # Assignment
 # ---------------------------------------------------------------------------------------------
+
+
+@_hookspec(firstresult=True)
+def lag_source(
+    group_id: str | None, cluster: Cluster, topics: tuple[str, ...]
+) -> Mapping[TopicPartition, int] | None:
+    """Supply each partition's current lag for the leader's assignment (the lag source).
+
+    Called by the leader before ``assign`` when no lags were given explicitly; the result becomes
+    ``GroupSubscription.lags``. Lag = end offset - committed offset; with no committed offset,
+    ``auto.offset.reset=latest`` gives 0 and anything else gives end - beginning offset (see
+    :func:`assignframe.lag.partition_lag`). An implementation that cannot read offsets returns
+    None (and logs why): lag-based strategies then balance partition counts only, and the
+    rebalance never fails for want of lag. Stops at first non-None result.
+
+    :param group_id: the consumer group, when known
+    :param cluster: partition counts (and racks) the leader sees
+    :param topics: the topics any member subscribes to, sorted
+    :returns: partition -> lag (partitions left out count as 0), or None when unknown
+    """
+
 
 
 @_hookspec(firstresult=True)

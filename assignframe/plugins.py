@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,12 +27,14 @@ import pluggy
 from . import defaults, hookspecs
 from .errors import AssignframeError, PluginError, StrategyResultError, UserDataError
 from .model import (
+    Cluster,
     GroupAssignment,
     GroupSubscription,
     MemberAssignment,
     MemberState,
     RebalanceProtocol,
     SubscriptionMetadata,
+    TopicPartition,
 )
 from .registry import PluginSource, StrategyRegistry
 from .strategy import Strategy
@@ -334,6 +336,22 @@ class PluginManager:
             strategy=strategy, assignment=assignment, generation=generation, state=state
         )
         return self._expect(MemberState, new_state, strategy, "on_assignment")
+
+    def lag_source(
+        self, *, cluster: Cluster, topics: tuple[str, ...], group_id: str | None = None
+    ) -> dict[TopicPartition, int] | None:
+        """Per-partition lags from the first lag source that knows them, else None."""
+        lags = self._pm.hook.lag_source(group_id=group_id, cluster=cluster, topics=topics)
+        if lags is None:
+            return None
+        if not isinstance(lags, Mapping) or not all(
+            isinstance(tp, TopicPartition) and isinstance(lag, int) for tp, lag in lags.items()
+        ):
+            raise PluginError(
+                f"a lag_source hook returned {type(lags).__name__}, not a mapping of "
+                "TopicPartition to int"
+            )
+        return dict(lags)
 
     def _expect(self, expected: type, value: Any, strategy: Strategy, hook_name: str) -> Any:
         if not isinstance(value, expected):

@@ -120,3 +120,29 @@ def test_hook_after_assignment(spm):
     spm.register(Veto())
     with pytest.raises(RuntimeError, match="b must stay idle"):
         GroupRunner("modulo", cluster=CLUSTER, pm=spm).play_round(CONSUMERS)
+
+
+def test_hook_lag_source(pm):
+    from assignframe import TopicPartition
+    from assignframe.lag import StaticLagSource
+
+    assert pm.lag_source(cluster=CLUSTER, topics=("t",)) is None  # no source: lags unknown
+    lags = {TopicPartition("t", 0): 7, TopicPartition("other", 0): 9}
+    pm.register(StaticLagSource(lags, group_id="g"), name="static-lags")
+    assert pm.lag_source(cluster=CLUSTER, topics=("t",), group_id="g") == {
+        TopicPartition("t", 0): 7
+    }
+    assert pm.lag_source(cluster=CLUSTER, topics=("t",), group_id="other-group") is None
+
+
+def test_hook_lag_source_result_is_checked(pm):
+    from assignframe.errors import PluginError
+
+    class Garbage:
+        @hookimpl
+        def lag_source(self):
+            return [("t", 0, 5)]
+
+    pm.register(Garbage(), name="garbage-lags")
+    with pytest.raises(PluginError, match="lag_source"):
+        pm.lag_source(cluster=CLUSTER, topics=("t",))

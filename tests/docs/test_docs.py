@@ -44,6 +44,7 @@ def test_hooks_are_found():
         "after_assignment",
         "assign",
         "decode_user_data",
+        "lag_source",
         "on_assignment",
         "register_strategies",
         "subscription_metadata",

@@ -1,0 +1,40 @@
+"""Pieces both lag strategies share: who may take which topic, and how much lag a partition has."""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+
+from assignframe import GroupSubscription, TopicPartition
+
+log = logging.getLogger("assignframe_lagaware")
+
+
+def subscribers_by_topic(group: GroupSubscription) -> dict[str, list[str]]:
+    """Topic -> sorted ids of members subscribed to it, for topics that exist in the cluster."""
+    subscribers: dict[str, list[str]] = defaultdict(list)
+    for member_id in sorted(group.members):
+        for topic in group.members[member_id].topics:
+            if group.cluster.partitions_per_topic.get(topic, 0) > 0:
+                subscribers[topic].append(member_id)
+    return {topic: subscribers[topic] for topic in sorted(subscribers)}
+
+
+def partition_lags(group: GroupSubscription, strategy_name: str) -> dict[TopicPartition, int]:
+    """The group's known lags; an empty mapping (and a warning) when none are known.
+
+    Without lags both strategies still balance partition counts: that is the documented fallback,
+    never a failed rebalance.
+    """
+    if group.lags is None:
+        log.warning(
+            "%s: no partition lags known for this rebalance; assigning by partition count only",
+            strategy_name,
+        )
+        return {}
+    return dict(group.lags)
+
+
+def lag_of(lags: dict[TopicPartition, int], partition: TopicPartition) -> int:
+    """A partition's lag, 0 when unknown (negative lags, e.g. after a truncation, count as 0)."""
+    return max(0, lags.get(partition, 0))
