@@ -137,6 +137,7 @@ class ConsumerBridge:
     :param plugins: the plugin manager whose hooks build and read everything
     :param protocol: the rebalance protocol the consumer runs (see :func:`common_protocol`)
     :param rack: the consumer's rack (``client_rack``), or None
+    :param group_id: the group, when known (lag sources answer for their own group only)
     """
 
     def __init__(
@@ -145,8 +146,10 @@ class ConsumerBridge:
         plugins: PluginManager,
         protocol: RebalanceProtocol,
         rack: str | None = None,
+        group_id: str | None = None,
     ) -> None:
         self.strategy = strategy
+        self.group_id = group_id
         self.plugins = plugins
         self.protocol = protocol
         self.rack = rack or None  # kafka-python's default client_rack is ""
@@ -219,8 +222,10 @@ class ConsumerBridge:
         """
         decoded = [self._member(joined) for joined in members]
         newest = max((m.generation for m in decoded), default=0)
+        topics = tuple(sorted({t for m in decoded for t in m.topics}))
+        lags = self.plugins.lag_source(cluster=cluster, topics=topics, group_id=self.group_id)
         return GroupSubscription(
-            {m.member_id: m for m in decoded}, cluster, generation=max(newest + 1, 1)
+            {m.member_id: m for m in decoded}, cluster, generation=max(newest + 1, 1), lags=lags
         )
 
     def _member(self, joined: JoinedMember) -> Member:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import sys
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -127,6 +128,8 @@ class PluginManager:
         self._sources: dict[str, PluginSource] = {}
         self._entrypoints_pending = load_entrypoints
         self._registry: StrategyRegistry | None = None
+        # Consumers may be built in several threads at once; loading and discovery happen once.
+        self._lock = threading.RLock()
         if _tracing_requested():
             self._pm.trace.root.setwriter(sys.stderr.write)
             self._pm.enable_tracing()
@@ -140,17 +143,19 @@ class PluginManager:
 
     def register(self, plugin: object, name: str | None = None) -> str:
         """Register a plugin object (module or instance); returns its plugin name."""
-        self._load_entrypoints()
-        plugin_name = self._register(plugin, name or _default_plugin_name(plugin), None)
-        self._registry = None  # rediscover strategies on next use
-        return plugin_name
+        with self._lock:
+            self._load_entrypoints()
+            plugin_name = self._register(plugin, name or _default_plugin_name(plugin), None)
+            self._registry = None  # rediscover strategies on next use
+            return plugin_name
 
     def unregister(self, plugin: object) -> None:
         """Remove a plugin registered with :meth:`register` (or loaded from an entry point)."""
-        plugin_name = self._pm.get_name(plugin)
-        self._pm.unregister(plugin)
-        self._sources.pop(plugin_name or "", None)
-        self._registry = None
+        with self._lock:
+            plugin_name = self._pm.get_name(plugin)
+            self._pm.unregister(plugin)
+            self._sources.pop(plugin_name or "", None)
+            self._registry = None
 
     def plugin_sources(self) -> tuple[PluginSource, ...]:
         """Every loaded plugin except the built-in defaults, sorted by name."""
@@ -178,17 +183,20 @@ class PluginManager:
             raise
 
     def _load_entrypoints(self) -> None:
-        if not self._entrypoints_pending:
-            return
-        self._entrypoints_pending = False
-        disable_all, skipped = _disabled_plugins()
-        if disable_all:
-            return
-        for entry_point in _installed_entry_points():
-            source = _source_of(entry_point)
-            if skipped & {source.plugin, source.distribution} or self._pm.has_plugin(source.plugin):
-                continue
-            self._register(self._import(entry_point, source), source.plugin, source)
+        with self._lock:
+            if not self._entrypoints_pending:
+                return
+            self._entrypoints_pending = False
+            disable_all, skipped = _disabled_plugins()
+            if disable_all:
+                return
+            for entry_point in _installed_entry_points():
+                source = _source_of(entry_point)
+                if skipped & {source.plugin, source.distribution} or self._pm.has_plugin(
+                    source.plugin
+                ):
+                    continue
+                self._register(self._import(entry_point, source), source.plugin, source)
 
     @staticmethod
     def _import(entry_point: importlib.metadata.EntryPoint, source: PluginSource) -> object:
@@ -205,10 +213,11 @@ class PluginManager:
     @property
     def registry(self) -> StrategyRegistry:
         """Every registered strategy class (plugins are loaded and asked on first access)."""
-        if self._registry is None:
-            self._load_entrypoints()
-            self._registry = self._collect_strategies()
-        return self._registry
+        with self._lock:
+            if self._registry is None:
+                self._load_entrypoints()
+                self._registry = self._collect_strategies()
+            return self._registry
 
     def _collect_strategies(self) -> StrategyRegistry:
         registry = StrategyRegistry()
@@ -363,14 +372,16 @@ class PluginManager:
 
 
 _shared_manager: PluginManager | None = None
+_shared_lock = threading.Lock()
 
 
 def get_plugin_manager() -> PluginManager:
     """The process-wide manager loading installed plugins (created on first call)."""
     global _shared_manager
-    if _shared_manager is None:
-        _shared_manager = PluginManager()
-    return _shared_manager
+    with _shared_lock:
+        if _shared_manager is None:
+            _shared_manager = PluginManager()
+        return _shared_manager
 
 
 def reset_plugin_manager() -> None:

@@ -223,3 +223,39 @@ def test_trace_writes_hook_calls_to_stderr(monkeypatch, capfd):
 def test_disable_all_plugins_loads_no_entry_point(monkeypatch):
     monkeypatch.setenv("ASSIGNFRAME_DISABLE_PLUGINS", "1")
     assert PluginManager().plugin_sources() == ()
+
+
+def test_concurrent_first_use_sees_every_installed_strategy(monkeypatch):
+    # Consumers are often built in several threads at once: none may see a half-loaded registry.
+    import importlib.metadata
+    import threading
+    import time
+
+    from core_strategies import STRATEGIES_PLUGIN
+
+    from assignframe import plugins as plugins_module
+
+    entry_point = importlib.metadata.EntryPoint(
+        "test-strategies", "core_strategies:STRATEGIES_PLUGIN", "assignframe"
+    )
+
+    def slow_import(entry_point, source):
+        time.sleep(0.2)  # a plugin whose import takes a while
+        return STRATEGIES_PLUGIN
+
+    monkeypatch.setattr(plugins_module, "_installed_entry_points", lambda: [entry_point])
+    monkeypatch.setattr(plugins_module.PluginManager, "_import", staticmethod(slow_import))
+    manager = plugins_module.PluginManager()
+    seen: list[tuple[str, ...]] = []
+
+    def first_use(index):
+        if index % 2:
+            manager.register(object(), name=f"observer-{index}")
+        seen.append(manager.strategy_names())
+
+    threads = [threading.Thread(target=first_use, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(seen) == 8 and all(names == seen[0] != () for names in seen), seen

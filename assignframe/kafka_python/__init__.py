@@ -71,6 +71,7 @@ def assignors(
     client_rack: str | None = None,
     options: Mapping[str, Mapping[str, Any]] | None = None,
     plugins: PluginManager | None = None,
+    lag_source: object | None = None,
 ) -> list[AssignframeAssignor]:
     """New assignor objects for one consumer's ``partition_assignment_strategy``.
 
@@ -79,17 +80,23 @@ def assignors(
         the consumer's ``client_rack``; kafka-python does not show assignors its config)
     :param options: strategy name -> its options, e.g. ``{"redundant": {"replicas": 2}}``
     :param plugins: the plugin manager to use (default: the process-wide one)
+    :param lag_source: where the leader reads partition lags for lag-based strategies, e.g.
+        ``KafkaLagSource.from_config(consumer_config)`` (:mod:`assignframe.kafka_python.lag`);
+        registered on the plugin manager, and asked with its own ``group_id``
     :raises UnknownStrategyError: a name no installed strategy has
     :raises ValueError: the strategies share no rebalance protocol, or kafka-python 2.x was asked
         for a cooperative strategy
     """
     plugins = plugins or get_plugin_manager()
+    group_id = getattr(lag_source, "group_id", None)
+    if lag_source is not None and not plugins.hook_manager.is_registered(lag_source):
+        plugins.register(lag_source, name=f"lag-source-{group_id}-{id(lag_source)}")
     strategies = strategies_for(names, plugins, options)
     if not _HAS_COOPERATIVE:
         _refuse_cooperative(strategies)
     protocol = common_protocol(strategies) if _HAS_COOPERATIVE else RebalanceProtocol.EAGER
     return [
-        AssignframeAssignor(ConsumerBridge(strategy, plugins, protocol, client_rack))
+        AssignframeAssignor(ConsumerBridge(strategy, plugins, protocol, client_rack, group_id))
         for strategy in strategies
     ]
 
