@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from .errors import InconsistentGroupProtocolError
+from .javaorder import java_hash_order
 from .model import RebalanceProtocol
 
-__all__ = ["elect_group_protocol", "java_hashmap_order", "member_rebalance_protocol"]
+__all__ = ["elect_group_protocol", "member_rebalance_protocol"]
 
 _PROTOCOL_RANK = {RebalanceProtocol.EAGER: 0, RebalanceProtocol.COOPERATIVE: 1}
 
@@ -50,11 +51,11 @@ def elect_group_protocol(offers: Mapping[str, Sequence[str]]) -> str:
     """
     candidates = _offered_by_all(offers)
     votes: dict[str, int] = {}
-    for member_id in java_hashmap_order(offers):
+    for member_id in java_hash_order(offers):
         vote = next(name for name in offers[member_id] if name in candidates)
         votes[vote] = votes.get(vote, 0) + 1
     most = max(votes.values())
-    return next(name for name in java_hashmap_order(votes) if votes[name] == most)
+    return next(name for name in java_hash_order(votes) if votes[name] == most)
 
 
 def _offered_by_all(offers: Mapping[str, Sequence[str]]) -> set[str]:
@@ -66,26 +67,3 @@ def _offered_by_all(offers: Mapping[str, Sequence[str]]) -> set[str]:
         detail = "; ".join(f"{m!r} offers {list(names)}" for m, names in offers.items())
         raise InconsistentGroupProtocolError(f"no strategy is offered by every member: {detail}")
     return candidates
-
-
-def java_hashmap_order(keys: Iterable[str]) -> list[str]:
-    """The order a ``java.util.HashMap<String, ?>`` filled with ``keys`` (in order) iterates.
-
-    Buckets ascend by ``spread(hashCode) & (capacity - 1)``; keys sharing a bucket keep insertion
-    order (true until a bucket holds 8 keys and is treeified, far beyond a group's protocols).
-    """
-    ordered = list(dict.fromkeys(keys))
-    capacity = 16
-    while len(ordered) > capacity * 3 // 4:  # default load factor 0.75
-        capacity *= 2
-    position = {key: index for index, key in enumerate(ordered)}
-    return sorted(ordered, key=lambda k: (_spread_hash(k) & (capacity - 1), position[k]))
-
-
-def _spread_hash(text: str) -> int:
-    """Java's ``HashMap.hash(key)``: String.hashCode over UTF-16 units, high bits folded in."""
-    code = 0
-    utf16 = text.encode("utf-16-be")
-    for index in range(0, len(utf16), 2):
-        code = (31 * code + int.from_bytes(utf16[index : index + 2], "big")) & 0xFFFFFFFF
-    return code ^ (code >> 16)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from assignframe_range import RangeStrategy
 
 from assignframe.replay import replay_scenario
+from assignframe.testing import golden
 
 
 def test_golden_file_covers_what_we_claim(golden_scenarios):
@@ -22,9 +23,9 @@ def test_golden_file_covers_what_we_claim(golden_scenarios):
     assert any(s["rack_aware"] for s in golden_scenarios)
 
 
-def test_direct_assign_matches_java(golden_scenario, leader_views):
+def test_direct_assign_matches_java(golden_scenario):
     strategy = RangeStrategy()
-    for round_, group in leader_views(golden_scenario):
+    for round_, group in golden.leader_views(golden_scenario):
         assignment = strategy.assign(group)
         ours = {m: _pairs(assignment.partitions_of(m)) for m in group.members}
         assert ours == round_["result"], f"round {round_['round']}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from assignframe_range import RangeStrategy
-from assignframe_range._java_order import java_hash_order, java_string_hash, java_string_key
 
 from assignframe import Cluster, GroupSubscription, Member
 
@@ -59,20 +58,3 @@ def test_rack_aware_still_balances_before_matching_racks():
     members = [Member("m0", ("t",), rack="r0"), Member("m1", ("t",), rack="r0")]
     loads = sorted(len(ps) for ps in _assign(members, {"t": 4}, racks).values())
     assert loads == [2, 2]
-
-
-def test_java_string_order_uses_utf16_units():
-    assert sorted(["Ａ", "😀", "a"], key=java_string_key) == ["a", "😀", "Ａ"]
-
-
-def test_java_string_hash_matches_jdk_values():
-    assert java_string_hash("") == 0
-    assert java_string_hash("hello") == 99162322
-    assert java_string_hash("polygenelubricants") == 2**31  # Integer.MIN_VALUE, unsigned
-
-
-def test_java_hash_order_is_bucket_order_then_insertion_order():
-    # "Aa" and "BB" share String.hashCode 2112, so they share a bucket: insertion order decides.
-    assert java_hash_order(["BB", "Aa"]) == ["BB", "Aa"]
-    assert java_hash_order(["Aa", "BB"]) == ["Aa", "BB"]
-    assert java_hash_order(["t1", "t0"]) == ["t0", "t1"]

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from assignframe import Cluster, GroupSubscription, TopicPartition
+from assignframe.javaorder import java_hash_order, java_member_order, java_string_key
 
-from ._java_order import java_hash_order, java_member_order, java_string_key
 from ._topic_state import TopicAssignmentState
 
 __all__ = ["assign_ranges"]

@@ -10,8 +10,7 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from assignframe import GroupSubscription, TopicPartition
-
-from ._java_order import java_member_order, java_string_key
+from assignframe.javaorder import java_member_order, java_string_key
 
 __all__ = ["assign_round_robin"]
 

@@ -1,18 +1,20 @@
-"""The orderings Java's RangeAssignor inherits from the JDK, reproduced so our output matches it.
+"""The orderings Java's assignors and group coordinator inherit from the JDK.
 
-Two orders matter:
+For strategies (and tools) that must reproduce the Java client's output exactly, e.g. range and
+roundrobin, and for the coordinator's protocol election. Two orders matter:
 
 * ``String.compareTo`` compares UTF-16 code units, not code points, so a topic named ``"😀"``
   (surrogates ``D83D DE00``) sorts *before* ``"Ａ"`` (``FF21``) in Java but after it in Python.
-* ``java.util.HashMap`` iterates bucket by bucket. RangeAssignor walks its topics in that order,
-  which is the order partitions appear in each member's assignment list.
+* ``java.util.HashMap`` iterates bucket by bucket. RangeAssignor walks its topics in that order
+  (the order partitions appear in each member's assignment list), and the coordinator counts
+  protocol votes in that order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from assignframe import GroupSubscription, Member
+from .model import GroupSubscription, Member
 
 __all__ = [
     "java_hash_order",

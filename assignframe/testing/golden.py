@@ -1,0 +1,68 @@
+"""Java's recorded assignments (``shared/golden/assign.jsonl``) as test inputs for strategies.
+
+In a plugin's ``conftest.py``::
+
+    from assignframe.testing import golden
+
+    def pytest_generate_tests(metafunc):
+        golden.parametrize(metafunc, "range", start=__file__)
+
+Then a test taking ``golden_scenario`` runs once per recorded range scenario, and
+``golden.leader_views(scenario)`` yields each round with the GroupSubscription Java's leader saw.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..javaorder import java_string_key
+from ..model import Cluster, GroupSubscription, Member
+from .paths import shared_path
+
+__all__ = ["leader_views", "parametrize", "scenarios"]
+
+
+@cache
+def _scenarios_in(path: Path, assignor: str) -> tuple[dict[str, Any], ...]:
+    with path.open(encoding="utf-8") as lines:
+        parsed = (json.loads(line) for line in lines)
+        return tuple(s for s in parsed if s["assignor"] == assignor)
+
+
+def scenarios(assignor: str, start: str | Path | None = None) -> tuple[dict[str, Any], ...]:
+    """Every recorded scenario of ``assignor`` (read once per process)."""
+    return _scenarios_in(shared_path(start) / "golden" / "assign.jsonl", assignor)
+
+
+def leader_views(scenario: dict[str, Any]) -> Iterator[tuple[dict[str, Any], GroupSubscription]]:
+    """Each round with the GroupSubscription Java's leader saw (metadata changes carry forward).
+
+    Topics are in the order the subscription carries them: sorted as Java's String.compareTo.
+    """
+    counts, racks = scenario["partitions_per_topic"], scenario["partition_racks"]
+    for round_ in scenario["rounds"]:
+        counts = round_["partitions_per_topic"] or counts
+        racks = round_["partition_racks"] or racks
+        members = {
+            member_id: Member(
+                member_id,
+                tuple(sorted(member["topics"], key=java_string_key)),
+                group_instance_id=member["group_instance_id"],
+                rack=member["rack"],
+            )
+            for member_id, member in round_["members"].items()
+        }
+        yield round_, GroupSubscription(members, Cluster(counts, racks), round_["generation"])
+
+
+def parametrize(metafunc: pytest.Metafunc, assignor: str, start: str | Path | None = None) -> None:
+    """Parametrize a test's ``golden_scenario`` argument over ``assignor``'s scenarios."""
+    if "golden_scenario" in metafunc.fixturenames:
+        found = scenarios(assignor, start)
+        metafunc.parametrize("golden_scenario", found, ids=[s["id"] for s in found])
