@@ -119,11 +119,13 @@ def _encode_value(fmt: Format[Any], value: Any, version: int | None) -> bytes:
 # --------------------------------------------------------------------------- subscription
 def decode_subscription_wire(data: bytes) -> Subscription:
     """The struct exactly as written (``rack_id`` "" stays "", any generation kept)."""
+    try:
+        return fastpath.decode_subscription(data)
+    except Exception:  # noqa: BLE001 - the declaration decides, and explains failures
+        pass
+    # Error reporting costs a context manager per call: only the declaration's path needs it.
     with reporting("ConsumerProtocolSubscription"):
-        try:
-            return fastpath.decode_subscription(data)
-        except Exception:  # noqa: BLE001 - the declaration decides, and explains failures
-            return decode_by_declaration(SUBSCRIPTION_FORMAT, data, "subscription")
+        return decode_by_declaration(SUBSCRIPTION_FORMAT, data, "subscription")
 
 
 def decode_subscription(data: bytes) -> Subscription:
@@ -180,11 +182,12 @@ def encode_subscription(
 # --------------------------------------------------------------------------- assignment
 def decode_assignment_wire(data: bytes) -> Assignment:
     """The struct exactly as written (a repeated topic stays a separate group)."""
+    try:
+        return fastpath.decode_assignment(data)
+    except Exception:  # noqa: BLE001 - the declaration decides, and explains failures
+        pass
     with reporting("ConsumerProtocolAssignment"):
-        try:
-            return fastpath.decode_assignment(data)
-        except Exception:  # noqa: BLE001 - the declaration decides, and explains failures
-            return decode_by_declaration(ASSIGNMENT_FORMAT, data, "assignment")
+        return decode_by_declaration(ASSIGNMENT_FORMAT, data, "assignment")
 
 
 def decode_assignment(data: bytes) -> Assignment:
