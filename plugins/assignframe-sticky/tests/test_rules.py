@@ -136,3 +136,17 @@ def test_rack_local_partitions_preferred_within_the_quota():
     assert _owned(assignment, "a") == [("t", 0), ("t", 2)]
     assert _owned(assignment, "b") == [("t", 1), ("t", 3)]
     assert all(isinstance(tp, TopicPartition) for tp in assignment.partitions_of("a"))
+
+
+def test_a_partition_claimed_twice_by_one_member_is_never_assigned_twice():
+    # Found by the fleet audit: a corrupt previous assignment naming t-1 twice made the member
+    # hold t-1 twice and left t-2 unassigned. Java counts the repeat as a second claim of the same
+    # generation, so nobody keeps t-1 and it is assigned afresh.
+    claims = [("t", 0), ("t", 1), ("t", 1)]
+    for strategy in (StickyStrategy(), CooperativeStickyStrategy()):
+        if isinstance(strategy, CooperativeStickyStrategy):
+            member = Member("a", ("t",), owned_partitions=claims, generation=5)
+        else:
+            member = _sticky_member("a", ("t",), claims, 5)
+        group = GroupSubscription({"a": member}, Cluster({"t": 3}), generation=6)
+        assert _owned(strategy.assign(group), "a") == [("t", 0), ("t", 1), ("t", 2)], strategy.name

@@ -7,7 +7,8 @@ million of them costs about a second and a leader rebalances the same topics aga
 
 Claims are resolved as Java does after KIP-341 / KAFKA-12984 / KIP-792: a claim from a newer
 generation beats an older one; two claims from the same (newest) generation cancel out, so the
-partition is owned by neither; a claim of a topic the member no longer subscribes is dropped.
+partition is owned by neither (a member naming one partition twice counts as two claims); a
+claim of a topic the member no longer subscribes is dropped.
 """
 
 from __future__ import annotations
@@ -164,7 +165,12 @@ def _resolve_contested(index, claims, every, mine, track_claimants) -> Ownership
             previous = owner[pid]
             if previous == _NOBODY and pid not in generation_at:
                 owner[pid] = member
-            elif previous != member:
+            elif previous == member:
+                # One member naming a partition twice: Java counts two claims of one generation,
+                # so nobody keeps it (and it is never handed out twice).
+                owner[pid] = _NOBODY
+                generation_at[pid] = claims[member].generation
+            else:
                 _contest(owner, generation_at, claims, pid, member, previous)
     held = [[pid for pid in ids if owner[pid] == member] for member, ids in enumerate(mine)]
     for member, ids in enumerate(every):
