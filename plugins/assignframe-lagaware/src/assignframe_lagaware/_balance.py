@@ -9,33 +9,63 @@ strictly lowers the sum of squared totals: the loop always ends.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections import defaultdict
 
 from assignframe import GroupSubscription, TopicPartition
 
 from ._common import lag_of
 
+#: How many of the lightest (heaviest) members a swap round tries as partners.
+PARTNERS = 6
+
 
 class LagLedger:
-    """Who holds which partitions of which topic, and each member's total lag."""
+    """Who holds which partitions of which topic, and each member's total lag.
+
+    Per member and topic, holdings are kept as a sorted list of ``(lag, partition number)``
+    pairs: swaps then search with bisect on plain ints, with no TopicPartition hashing in the
+    inner loop.
+    """
 
     def __init__(self, group: GroupSubscription, lags: dict[TopicPartition, int]) -> None:
         self.group = group
         self.lags = lags
-        self.held: dict[str, dict[str, list[TopicPartition]]] = {
+        self.held: dict[str, dict[str, list[tuple[int, int]]]] = {
             m: defaultdict(list) for m in group.members
         }
         self.total_lag = dict.fromkeys(group.members, 0)
+        self.counts = dict.fromkeys(group.members, 0)
 
     def give(self, member: str, partition: TopicPartition) -> None:
-        self.held[member][partition.topic].append(partition)
-        self.total_lag[member] += lag_of(self.lags, partition)
+        self._add(member, partition.topic, (lag_of(self.lags, partition), partition.partition))
+
+    def _add(self, member: str, topic: str, item: tuple[int, int]) -> None:
+        insort(self.held[member][topic], item)
+        self.total_lag[member] += item[0]
+        self.counts[member] += 1
+
+    def _remove(self, member: str, topic: str, item: tuple[int, int]) -> None:
+        holdings = self.held[member][topic]
+        del holdings[bisect_left(holdings, item)]
+        self.total_lag[member] -= item[0]
+        self.counts[member] -= 1
 
     def count(self, member: str) -> int:
-        return sum(len(ps) for ps in self.held[member].values())
+        return self.counts[member]
 
     def partitions(self) -> dict[str, list[TopicPartition]]:
-        return {m: [tp for ps in self.held[m].values() for tp in ps] for m in self.group.members}
+        """member -> partitions, topic by topic in partition order."""
+        cluster = self.group.cluster
+        by_topic = {topic: cluster.partitions(topic) for topic in cluster.partitions_per_topic}
+        return {
+            member: [
+                by_topic[topic][p]
+                for topic in sorted(held)
+                for p in sorted(p for _, p in held[topic])
+            ]
+            for member, held in self.held.items()
+        }
 
     def even_out(self, tolerance: float = 0.0, max_swaps: int | None = None) -> int:
         """Swap until the heaviest member is within ``(1 + tolerance)`` of the mean, or no swap
@@ -43,7 +73,7 @@ class LagLedger:
         members = sorted(self.group.members)
         if len(members) < 2:
             return 0
-        limit = max_swaps if max_swaps is not None else 16 * sum(map(self.count, members)) + 16
+        limit = max_swaps if max_swaps is not None else 16 * sum(self.counts.values()) + 16
         mean = sum(self.total_lag.values()) / len(members)
         for swaps in range(limit):
             heavy = max(members, key=lambda m: (self.total_lag[m], m))
@@ -54,40 +84,54 @@ class LagLedger:
         return limit
 
     def _swap_any(self, heavy: str, members: list[str]) -> bool:
-        """Lower the maximum (heaviest with anyone lighter), else raise the minimum."""
+        """Lower the maximum (heaviest with one of the lightest), else raise the minimum.
+
+        Only the ``PARTNERS`` lightest (heaviest) candidates are tried: the best exchanges are
+        almost always between the extremes, and trying every member made large groups quadratic.
+        """
         by_lag = sorted(members, key=lambda m: (self.total_lag[m], m))
-        if any(self._swap(heavy, light) for light in by_lag if light != heavy):
+        lighter = [m for m in by_lag if m != heavy][:PARTNERS]
+        if any(self._swap(heavy, light) for light in lighter):
             return True
         lightest = by_lag[0]
-        return any(self._swap(other, lightest) for other in reversed(by_lag[1:-1]))
+        heavier = list(reversed(by_lag[1:-1]))[:PARTNERS]
+        return any(self._swap(other, lightest) for other in heavier)
 
     def _swap(self, heavy: str, light: str) -> bool:
-        """Apply the exchange that best evens ``heavy`` and ``light``; False if none helps."""
+        """Apply the exchange that best evens ``heavy`` and ``light``; False if none helps.
+
+        The ideal exchange moves half the gap; per topic, a binary search over the lighter
+        member's sorted lags finds the partner closest to that for each partition given.
+        """
         gap = self.total_lag[heavy] - self.total_lag[light]
         if gap <= 0:
             return False
-        best: tuple[int, TopicPartition, TopicPartition | None] | None = None
-        for topic, theirs in sorted(self.held[heavy].items()):
-            if topic not in self.group.members[light].topics:
+        best: tuple[float, str, tuple[int, int], tuple[int, int] | None] | None = None
+        may_move = self.counts[heavy] > self.counts[light]
+        light_topics = self.group.members[light].topics
+        for topic, theirs in self.held[heavy].items():
+            if not theirs or topic not in light_topics:
                 continue
             ours = self.held[light][topic]
-            candidates: list[TopicPartition | None] = list(ours)
-            if len(theirs) > len(ours) and self.count(heavy) > self.count(light):
-                candidates.append(None)  # a plain move keeps both within floor/ceil
-            for give in theirs:
+            # A plain move (take nothing) keeps both within floor/ceil when heavy holds more.
+            move_ok = may_move and len(theirs) > len(ours)
+            for given, partition in theirs:
+                target = given - gap / 2
+                ideal = bisect_left(ours, (target, -1))
+                candidates = [ours[i] for i in (ideal - 1, ideal) if 0 <= i < len(ours)]
+                if move_ok:
+                    candidates.append((0, -1))
                 for take in candidates:
-                    shift = lag_of(self.lags, give) - (lag_of(self.lags, take) if take else 0)
+                    shift = given - take[0]
                     if 0 < shift < gap and (best is None or abs(gap - 2 * shift) < best[0]):
-                        best = (abs(gap - 2 * shift), give, take)
+                        best = (abs(gap - 2 * shift), topic, (given, partition),
+                                None if take[1] < 0 else take)
         if best is None:
             return False
-        _, give, take = best
-        self._move(heavy, light, give)
+        _, topic, give, take = best
+        self._remove(heavy, topic, give)
+        self._add(light, topic, give)
         if take is not None:
-            self._move(light, heavy, take)
+            self._remove(light, topic, take)
+            self._add(heavy, topic, take)
         return True
-
-    def _move(self, source: str, target: str, partition: TopicPartition) -> None:
-        self.held[source][partition.topic].remove(partition)
-        self.total_lag[source] -= lag_of(self.lags, partition)
-        self.give(target, partition)
