@@ -16,6 +16,13 @@ Validity: every partition of a subscribed topic goes to exactly ``min(owners_per
 subscribers of its topic)`` distinct members (1 for ordinary strategies), only to members
 subscribed to its topic, and only partitions the cluster has. The checks run as C-level set and
 counter operations; per-partition Python loops only run to *list* the culprits of a broken one.
+
+Under the COOPERATIVE protocol (KIP-429) a partition taken from one member cannot go to another
+in the same round: the leader leaves it unassigned while its owner still holds it, and hands it
+out in the follow-up round. Checked with ``cooperative=True``, such a partition (unassigned, but
+claimed in the subscription of a member that loses it) is *withheld*, not unowned: the round is
+valid but not complete. A partition nobody claims and nobody gets is unowned under either
+protocol.
 """
 
 from __future__ import annotations
@@ -53,6 +60,8 @@ class Validity:
     :param unowned: subscribed partitions given to fewer members than expected
     :param non_subscriber: ``(member_id, partition)`` given to a member not subscribed to its topic
     :param unknown: ``(member_id, partition)`` the cluster does not have
+    :param withheld: subscribed partitions left unassigned while a member that loses them still
+        owns them (COOPERATIVE revocation pending; assigned in the follow-up round)
     """
 
     expected_owners: int = 1
@@ -60,10 +69,17 @@ class Validity:
     unowned: tuple[TopicPartition, ...] = ()
     non_subscriber: tuple[tuple[str, TopicPartition], ...] = ()
     unknown: tuple[tuple[str, TopicPartition], ...] = ()
+    withheld: tuple[TopicPartition, ...] = ()
 
     @property
     def is_valid(self) -> bool:
+        """Nothing is wrong (withheld partitions are not a fault: the follow-up assigns them)."""
         return not (self.double_owned or self.unowned or self.non_subscriber or self.unknown)
+
+    @property
+    def is_complete(self) -> bool:
+        """Valid and nothing withheld: what a settled rebalance must reach."""
+        return self.is_valid and not self.withheld
 
     def describe(self) -> str:
         """One line naming the first few culprits of each kind ("valid" if none)."""
@@ -72,6 +88,7 @@ class Validity:
             _listed("unowned", self.unowned),
             _listed("given to non-subscribers", [f"{tp}->{m}" for m, tp in self.non_subscriber]),
             _listed("unknown to the cluster", [f"{tp}->{m}" for m, tp in self.unknown]),
+            _listed("withheld (revocation pending)", self.withheld),
         ]
         return "; ".join(p for p in parts if p) or "valid"
 
@@ -83,6 +100,7 @@ class Validity:
             "unowned": [[tp.topic, tp.partition] for tp in self.unowned],
             "non_subscriber": [[m, tp.topic, tp.partition] for m, tp in self.non_subscriber],
             "unknown": [[m, tp.topic, tp.partition] for m, tp in self.unknown],
+            "withheld": [[tp.topic, tp.partition] for tp in self.withheld],
         }
 
 
@@ -145,32 +163,42 @@ def round_metrics(
     assignment: GroupAssignment,
     previous: GroupAssignment | None = None,
     owners_per_partition: int = 1,
+    *,
+    cooperative: bool = False,
 ) -> RoundMetrics:
-    """Every metric of one assignment of ``group``."""
+    """Every metric of one assignment of ``group`` (``cooperative``: see the module docstring)."""
     counts = {m: len(a.partitions) for m, a in assignment.assignments.items()}
+    ordered = sorted(counts.values())
     kept, moved = movement(previous, assignment) if previous is not None else (None, None)
     lags = lag_per_member(assignment, group.lags) if group.lags is not None else None
     lag_totals = sorted(lags.values()) if lags else []
     return RoundMetrics(
         members=len(counts),
-        partitions_assigned=sum(counts.values()),
-        balance_score=balance_score(counts.values()),
-        balanced=is_balanced(group, assignment),
-        min_partitions=min(counts.values(), default=0),
-        max_partitions=max(counts.values(), default=0),
+        partitions_assigned=sum(ordered),
+        balance_score=_sorted_balance_score(ordered),
+        balanced=not ordered
+        or ordered[-1] - ordered[0] <= 1
+        or _no_improving_move(group, assignment, counts),
+        min_partitions=ordered[0] if ordered else 0,
+        max_partitions=ordered[-1] if ordered else 0,
         idle_members=tuple(sorted(m for m, n in counts.items() if n == 0)),
         partitions_kept=kept,
         partitions_moved=moved,
         lag_per_member=lags,
         lag_spread=lag_totals[-1] - lag_totals[0] if lag_totals else None,
         lag_ratio=_ratio(lag_totals),
-        validity=validate_assignment(group, assignment, owners_per_partition),
+        validity=validate_assignment(
+            group, assignment, owners_per_partition, cooperative=cooperative
+        ),
     )
 
 
 def balance_score(partition_counts: Iterable[int]) -> int:
     """KIP-54's score: sum of ``|n_a - n_b|`` over all unordered pairs of members."""
-    ordered = sorted(partition_counts)
+    return _sorted_balance_score(sorted(partition_counts))
+
+
+def _sorted_balance_score(ordered: list[int]) -> int:
     size = len(ordered)
     return sum(count * (2 * index - size + 1) for index, count in enumerate(ordered))
 
@@ -181,6 +209,12 @@ def is_balanced(group: GroupSubscription, assignment: GroupAssignment) -> bool:
     counts = {m: len(a.partitions) for m, a in assignment.assignments.items()}
     if not counts or max(counts.values()) - min(counts.values()) <= 1:
         return True
+    return _no_improving_move(group, assignment, counts)
+
+
+def _no_improving_move(
+    group: GroupSubscription, assignment: GroupAssignment, counts: Mapping[str, int]
+) -> bool:
     least_loaded_subscriber: dict[str, int] = {}
     for member_id, member in group.members.items():
         for topic in member.topics:
@@ -197,14 +231,35 @@ def is_balanced(group: GroupSubscription, assignment: GroupAssignment) -> bool:
 def movement(previous: GroupAssignment, current: GroupAssignment) -> tuple[int, int]:
     """(kept, moved): partitions a member keeps from the previous round, and partitions that
     were assigned in the previous round and now belong to a different member."""
-    previously_assigned = set(_all_partitions(previous))
+    previously_assigned, before_per_member = _previous_sets(previous)
     kept = moved = 0
     for member_id, assigned in current.assignments.items():
-        now = set(assigned.partitions)
-        before = set(previous.partitions_of(member_id))
-        kept += len(now & before)
-        moved += len((now - before) & previously_assigned)
+        before = before_per_member.get(member_id)
+        # (now - before) & all_before == (now & all_before) - (now & before): before is a subset.
+        kept_here = len(before.intersection(assigned.partitions)) if before else 0
+        kept += kept_here
+        moved += len(previously_assigned.intersection(assigned.partitions)) - kept_here
     return kept, moved
+
+
+_PreviousSets = tuple[frozenset[TopicPartition], dict[str, frozenset[TopicPartition]]]
+_previous_cache: tuple[GroupAssignment, _PreviousSets] | None = None
+
+
+def _previous_sets(previous: GroupAssignment) -> _PreviousSets:
+    """Every partition of ``previous``, and each member's, as sets. The last result is kept
+    (with a reference to ``previous``, so its identity stays unique; one tuple, swapped whole):
+    an audit compares every strategy's replay with the same current assignment."""
+    global _previous_cache
+    cache = _previous_cache
+    if cache is not None and cache[0] is previous:
+        return cache[1]
+    sets = (
+        frozenset(_all_partitions(previous)),
+        {m: frozenset(a.partitions) for m, a in previous.assignments.items()},
+    )
+    _previous_cache = (previous, sets)
+    return sets
 
 
 def lag_per_member(
@@ -231,45 +286,65 @@ def _all_partitions(assignment: GroupAssignment) -> Iterable[TopicPartition]:
 
 
 def validate_assignment(
-    group: GroupSubscription, assignment: GroupAssignment, owners_per_partition: int = 1
+    group: GroupSubscription,
+    assignment: GroupAssignment,
+    owners_per_partition: int = 1,
+    *,
+    cooperative: bool = False,
 ) -> Validity:
     """Check every subscribed partition goes to ``min(owners_per_partition, subscribers)``
-    distinct members, only subscribers, and only partitions the cluster has."""
-    subscribers = Counter(t for member in group.members.values() for t in set(member.topics))
-    expected = _subscribed_partitions(_cluster_key(group.cluster), tuple(sorted(subscribers)))
-    counts = Counter(_all_partitions(assignment))
-    non_subscriber, repeats = _member_problems(group, assignment)
-    if owners_per_partition == 1 and not (non_subscriber or repeats):
-        # Fast path: exactly the expected partitions, each once.
-        if counts.keys() == expected and max(counts.values(), default=1) == 1:
-            return Validity(1)
-    return _detailed_validity(group, assignment, owners_per_partition, subscribers, expected)
+    distinct members, only subscribers, and only partitions the cluster has.
+
+    :param cooperative: the round ran COOPERATIVE: unassigned partitions a losing member still
+        owns are ``withheld``, not unowned
+    """
+    topics = tuple(sorted({t for member in group.members.values() for t in member.topics}))
+    expected = _subscribed_partitions(_cluster_key(group.cluster), topics)
+    if owners_per_partition == 1 and _each_once_to_subscribers(group, assignment, expected):
+        return Validity(1)
+    return _detailed_validity(group, assignment, owners_per_partition, expected, cooperative)
+
+
+def _each_once_to_subscribers(
+    group: GroupSubscription, assignment: GroupAssignment, expected: frozenset[TopicPartition]
+) -> bool:
+    """The common case, in C-level set operations: exactly the expected partitions, each once,
+    each to a subscriber of its topic."""
+    assigned = list(_all_partitions(assignment))
+    if len(assigned) != len(expected) or not expected.issuperset(assigned):
+        return False
+    if len(set(assigned)) != len(assigned):
+        return False
+    members = group.members
+    if len({member.topics for member in members.values()}) == 1:
+        # One subscription for all: any expected partition is a subscribed one.
+        return all(m in members or not a.partitions for m, a in assignment.assignments.items())
+    return not _member_problems(group, assignment)
 
 
 def _member_problems(
     group: GroupSubscription, assignment: GroupAssignment
-) -> tuple[list[tuple[str, TopicPartition]], bool]:
-    """(partitions held by non-subscribers, did any member get a partition twice?)"""
+) -> list[tuple[str, TopicPartition]]:
+    """Partitions held by members not subscribed to their topic."""
     non_subscriber: list[tuple[str, TopicPartition]] = []
-    repeats = False
     for member_id, assigned in assignment.assignments.items():
         member = group.members.get(member_id)
         allowed = set(member.topics) if member else set()
-        if not set(map(_topic_of, assigned.partitions)) <= allowed:
+        if not allowed.issuperset(map(_topic_of, assigned.partitions)):
             non_subscriber += [
                 (member_id, tp) for tp in assigned.partitions if tp.topic not in allowed
             ]
-        repeats = repeats or len(set(assigned.partitions)) != len(assigned.partitions)
-    return non_subscriber, repeats
+    return non_subscriber
 
 
 def _detailed_validity(
     group: GroupSubscription,
     assignment: GroupAssignment,
     owners_per_partition: int,
-    subscribers: Mapping[str, int],
     expected: frozenset[TopicPartition],
+    cooperative: bool,
 ) -> Validity:
+    subscribers = Counter(t for member in group.members.values() for t in set(member.topics))
     owners: dict[TopicPartition, list[str]] = {}
     for member_id, assigned in assignment.assignments.items():
         for tp in assigned.partitions:
@@ -281,18 +356,37 @@ def _detailed_validity(
         for tp, held_by in owners.items()
         if len(held_by) > len(set(held_by)) or len(held_by) > needed.get(tp.topic, 1)
     )
-    unowned = sorted(tp for tp in expected if len(set(owners.get(tp, ()))) < needed[tp.topic])
-    non_subscriber, _ = _member_problems(group, assignment)
+    short = [tp for tp in expected if len(set(owners.get(tp, ()))) < needed[tp.topic]]
+    withheld = _withheld(group, owners, short) if cooperative else set()
     unknown = [
         (m, tp) for tp, held_by in sorted(owners.items()) if tp not in known for m in held_by
     ]
     return Validity(
         owners_per_partition,
         tuple(double_owned),
-        tuple(unowned),
-        tuple(non_subscriber),
+        tuple(sorted(tp for tp in short if tp not in withheld)),
+        tuple(_member_problems(group, assignment)),
         tuple(unknown),
+        tuple(sorted(withheld)),
     )
+
+
+def _withheld(
+    group: GroupSubscription,
+    owners: Mapping[TopicPartition, list[str]],
+    short: Iterable[TopicPartition],
+) -> set[TopicPartition]:
+    """Of the under-assigned partitions, those a member still owns and is not given: its
+    revocation is pending, and the follow-up round assigns them."""
+    short = set(short)
+    if not short:
+        return set()
+    withheld = set()
+    for member_id, member in group.members.items():
+        for tp in short.intersection(member.owned_partitions):
+            if member_id not in owners.get(tp, ()):
+                withheld.add(tp)
+    return withheld
 
 
 def _cluster_key(cluster: Cluster) -> tuple[tuple[str, int], ...]:

@@ -124,3 +124,37 @@ def test_redundant_owners():
         group, assignment(a="t0p0 t0p1", b="t0p0 t0p1", c="t0p0", d="t1p0"), 2
     )
     assert too_many.double_owned == (tp("t0p0"),)
+
+
+def test_cooperative_validity_tells_withheld_from_unowned():
+    """A partition its owner must release first is withheld, not unowned (KIP-429)."""
+    group = GroupSubscription(
+        {
+            "a": Member("a", ("t0",), owned_partitions=[tp("t0p0"), tp("t0p1")]),
+            "b": Member("b", ("t0",)),
+        },
+        Cluster({"t0": 3}),
+    )
+    revoking = assignment(a="t0p0", b="t0p2")  # t0p1 leaves a; t0p2 was nobody's
+    cooperative = validate_assignment(group, revoking, cooperative=True)
+    assert cooperative.withheld == (tp("t0p1"),) and cooperative.unowned == ()
+    assert cooperative.is_valid and not cooperative.is_complete
+    assert "withheld (revocation pending): t0-1" in cooperative.describe()
+    assert cooperative.as_dict()["withheld"] == [["t0", 1]]
+    eager = validate_assignment(group, revoking)
+    assert eager.unowned == (tp("t0p1"),) and eager.withheld == () and not eager.is_valid
+    # Nobody claims t0p2: unowned under either protocol.
+    lost = validate_assignment(group, assignment(a="t0p0 t0p1", b=""), cooperative=True)
+    assert lost.unowned == (tp("t0p2"),) and lost.withheld == () and not lost.is_valid
+    complete = validate_assignment(group, assignment(a="t0p0 t0p1", b="t0p2"), cooperative=True)
+    assert complete.is_complete
+    assert round_metrics(group, revoking, cooperative=True).validity == cooperative
+
+
+def test_movement_reuses_nothing_stale():
+    before = assignment(a="t0p0 t0p1", b="t0p2")
+    now = assignment(a="t0p0", b="t0p1 t0p2")
+    assert movement(before, now) == movement(before, now) == (2, 1)
+    changed = assignment(a="t0p2", b="t0p0 t0p1")  # an equal-looking but distinct previous
+    assert movement(changed, now) == (1, 2)
+    assert movement(before, now) == (2, 1)

@@ -156,6 +156,38 @@ class CooperativeThief(Good):
     protocols = (RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE)
 
 
+class GoodCooperative(Good):
+    # Good's targets, but a partition another member still owns is withheld this round.
+    name = "good-cooperative"
+    protocols = (RebalanceProtocol.COOPERATIVE,)
+
+    def assign(self, group):
+        owner = {tp: m for m, member in group.members.items() for tp in member.owned_partitions}
+        return GroupAssignment.from_partitions(
+            {
+                m: [tp for tp in a.partitions if owner.get(tp, m) == m]
+                for m, a in super().assign(group).assignments.items()
+            }
+        )
+
+
+class CooperativeLoser(GoodCooperative):
+    # Once members own anything, drops every partition nobody owns: unowned, not withheld.
+    name = "cooperative-loser"
+
+    def assign(self, group):
+        claimed = {tp for member in group.members.values() for tp in member.owned_partitions}
+        assignment = super().assign(group)
+        if not claimed:
+            return assignment
+        return GroupAssignment.from_partitions(
+            {
+                m: [tp for tp in a.partitions if tp in claimed]
+                for m, a in assignment.assignments.items()
+            }
+        )
+
+
 class Unpicklable(Good):
     name = "unpicklable"
 
@@ -187,9 +219,12 @@ BROKEN = {
     "UnknownTopicCrash": "test_unknown_topic",
     "NoSubscriptionCrash": "test_member_without_subscription",
     "CooperativeThief": "test_cooperative_never_moves_an_owned_partition",
+    "CooperativeLoser": "test_rounds_survive_the_wire",
     "Unpicklable": "test_strategy_pickles",
 }
 GOOD = ("Good", "GoodRedundant")
+#: withholds what another member still owns, as Java's cooperative assignors do
+GOOD_COOPERATIVE = "GoodCooperative"
 
 
 def run_contract(
@@ -206,7 +241,7 @@ def run_contract(
                 strategy_plugin = contract_strategies.plugin(contract_strategies.{name})
             """
         )
-        for name in (*GOOD, *BROKEN)
+        for name in (*GOOD, GOOD_COOPERATIVE, *BROKEN)
     )
     header = "import contract_strategies\nfrom assignframe.testing import StrategyContract\n"
     pytester.makepyfile(test_contracts=header + classes)
@@ -230,5 +265,9 @@ def test_contract_passes_good_and_catches_every_broken_rule(pytester, monkeypatc
         assert len(outcomes) >= 12
         assert set(outcomes.values()) <= {"passed", "skipped"}, (name, outcomes)
         assert outcomes["test_cooperative_never_moves_an_owned_partition"] == "skipped"
+    cooperative = {t: outcome for (cls, t), outcome in results.items() if cls == GOOD_COOPERATIVE}
+    assert len(cooperative) >= 12 and set(cooperative.values()) == {"passed"}, cooperative
     for name, failing_test in BROKEN.items():
         assert results[(name, failing_test)] == "failed", (name, failing_test)
+    # Moving a partition its owner still holds fails the wire test too (the leader rejects it).
+    assert results[("CooperativeThief", "test_rounds_survive_the_wire")] == "failed"
