@@ -17,13 +17,16 @@ described in ``shared/golden/README.md``:
    plays follow-up rounds until nobody has to (bounded by ``max_followups``).
 
 Per round the work is the codec's encode/decode plus the strategy; metrics are computed only when
-:attr:`RoundResult.metrics` is read.
+:attr:`RoundResult.metrics` is read. A runner can also start from a group's existing assignment
+(:meth:`GroupRunner.adopt`) instead of playing a round to get there. When no lags are given for a
+round, the leader asks the ``lag_source`` hook once.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,8 +41,10 @@ from .model import (
     GroupAssignment,
     GroupSubscription,
     Member,
+    MemberAssignment,
     MemberState,
     RebalanceProtocol,
+    SubscriptionMetadata,
     TopicPartition,
 )
 from .plugins import PluginManager, get_plugin_manager
@@ -49,6 +54,16 @@ __all__ = ["Consumer", "DEFAULT_MAX_FOLLOWUPS", "GroupRunner", "Rebalance", "Rou
 
 #: Follow-up rounds a rebalance may add before the runner reports it unsettled.
 DEFAULT_MAX_FOLLOWUPS = 10
+
+# The codec's functions are pure and their results frozen, so equal bytes are decoded once
+# (bounded: memory stays flat over a fleet). Members of a group often send identical
+# subscriptions (EAGER strategies without user data); follow-up rounds resend most assignments.
+_CODEC_CACHE_SIZE = 2048
+_decode_subscription = functools.lru_cache(_CODEC_CACHE_SIZE)(wire.decode_subscription)
+_decode_member_assignment = functools.lru_cache(_CODEC_CACHE_SIZE)(wire.decode_member_assignment)
+_encode_unowned_subscription = functools.lru_cache(_CODEC_CACHE_SIZE)(
+    wire.encode_subscription_metadata
+)
 
 
 @dataclass(frozen=True)
@@ -91,6 +106,8 @@ class RoundResult:
         must rejoin; members that lost nothing are absent, as in the golden files)
     :param owners_per_partition: how many members the strategy gives each partition (for metrics)
     :param previous: the previous round's assignment, if any (for kept/moved metrics)
+    :param rebalance_protocol: the leader's rebalance protocol this round (COOPERATIVE rounds may
+        withhold partitions whose owner must release them first; see :mod:`assignframe.metrics`)
     """
 
     index: int
@@ -104,11 +121,18 @@ class RoundResult:
     revoked: Mapping[str, tuple[TopicPartition, ...]]
     owners_per_partition: int = 1
     previous: GroupAssignment | None = field(default=None, repr=False, compare=False)
+    rebalance_protocol: RebalanceProtocol = RebalanceProtocol.EAGER
 
     @functools.cached_property
     def metrics(self) -> RoundMetrics:
         """Balance, movement, lag and validity of this round (computed on first access)."""
-        return round_metrics(self.group, self.assignment, self.previous, self.owners_per_partition)
+        return round_metrics(
+            self.group,
+            self.assignment,
+            self.previous,
+            self.owners_per_partition,
+            cooperative=self.rebalance_protocol is RebalanceProtocol.COOPERATIVE,
+        )
 
     @property
     def rejoining(self) -> tuple[str, ...]:
@@ -147,6 +171,7 @@ class GroupRunner:
     :param pm: the plugin manager (default: the process-wide one)
     :param options: operator options for the strategies (``GroupSubscription.options`` too)
     :param max_followups: follow-up rounds one rebalance may add before it counts as unsettled
+    :param group_id: the group's id, handed to the ``lag_source`` hook (None: unknown)
     """
 
     def __init__(
@@ -157,6 +182,7 @@ class GroupRunner:
         pm: PluginManager | None = None,
         options: Mapping[str, Any] | None = None,
         max_followups: int = DEFAULT_MAX_FOLLOWUPS,
+        group_id: str | None = None,
     ) -> None:
         names = (strategies,) if isinstance(strategies, str) else tuple(strategies)
         if not names:
@@ -165,8 +191,10 @@ class GroupRunner:
         self.cluster = cluster
         self.options: Mapping[str, Any] = dict(options or {})
         self.max_followups = max_followups
+        self.group_id = group_id
         self._pm = pm or get_plugin_manager()
         self._instances: dict[str, Strategy] = {}
+        self._protocols: dict[tuple[str, ...], RebalanceProtocol] = {}
         self._states: dict[str, MemberState] = {}
         self._generation = 0
         self._rounds_played = 0
@@ -182,6 +210,32 @@ class GroupRunner:
         """Each current member's state (a copy)."""
         return dict(self._states)
 
+    def adopt(
+        self, assignment: GroupAssignment, generation: int, *, strategy: str | None = None
+    ) -> None:
+        """Start from a group that already has ``assignment`` in ``generation``.
+
+        Each member of ``assignment`` becomes a consumer that received its partitions (in the
+        order SyncGroup bytes deliver them: grouped by topic) from a leader running ``strategy``
+        (default: the runner's first strategy), through the ``on_assignment`` hook, so it holds
+        whatever state that strategy keeps. Members not in ``assignment`` are forgotten. The
+        next round compares itself with ``assignment`` (kept/moved) and creates a later
+        generation. What one round would reach, without playing it.
+        """
+        self._next_generation(generation)
+        chosen = self._strategy(strategy or self.default_strategies[0])
+        fresh = MemberState()
+        self._states = {
+            member_id: self._pm.on_assignment(
+                chosen,
+                MemberAssignment(_wire_order(received.partitions), received.user_data),
+                generation,
+                fresh,
+            )
+            for member_id, received in assignment.assignments.items()
+        }
+        self._generation, self._last_assignment = generation, assignment
+
     def rebalance(
         self,
         consumers: Iterable[Consumer],
@@ -193,7 +247,11 @@ class GroupRunner:
         """Play one rebalance with ``consumers`` (absent ones have left) and its follow-ups."""
         joining = tuple(consumers)
         rounds = [self.play_round(joining, cluster=cluster, lags=lags, generation=generation)]
-        rejoin = tuple(dataclasses.replace(c, subscription=None) for c in joining)
+        # Crafted bytes are sent once: consumers rejoining for a follow-up build their own.
+        rejoin = tuple(
+            c if c.subscription is None else dataclasses.replace(c, subscription=None)
+            for c in joining
+        )
         while rounds[-1].revoked and len(rounds) <= self.max_followups:
             rounds.append(self.play_round(rejoin, lags=lags, followup=True))
         return Rebalance(tuple(rounds), settled=not rounds[-1].revoked)
@@ -218,7 +276,8 @@ class GroupRunner:
         joins = self._join_all(joining, strategy)
         group = self._leader_view(joins, strategy, new_generation, lags)
         assignment = self._pm.assign(strategy, group)
-        if joins[0].protocol is RebalanceProtocol.COOPERATIVE:  # the leader validates (Java)
+        leader_protocol = joins[0].protocol
+        if leader_protocol is RebalanceProtocol.COOPERATIVE:  # the leader validates (Java)
             _check_cooperative(strategy, group, assignment)
         assignment_bytes = {
             m: wire.encode_member_assignment(a) for m, a in assignment.assignments.items()
@@ -235,6 +294,7 @@ class GroupRunner:
             revoked=self._sync(joins, strategy, assignment_bytes, new_generation),
             owners_per_partition=strategy.owners_per_partition(group),
             previous=self._last_assignment,
+            rebalance_protocol=leader_protocol,
         )
         self._generation, self._last_assignment = new_generation, assignment
         self._rounds_played += 1
@@ -253,7 +313,12 @@ class GroupRunner:
 
     def _elect(self, joining: Sequence[Consumer]) -> tuple[str, Strategy]:
         offers = {c.member_id: c.strategies or self.default_strategies for c in joining}
-        name = elect_group_protocol(offers)
+        preferences = set(offers.values())
+        if len(preferences) == 1:
+            # Everyone offers the same list: every vote goes to its first name.
+            name = next(iter(preferences))[0]
+        else:
+            name = elect_group_protocol(offers)
         return name, self._strategy(name)
 
     def _strategy(self, name: str) -> Strategy:
@@ -267,19 +332,26 @@ class GroupRunner:
         return [self._join(consumer, strategy) for consumer in joining]
 
     def _join(self, consumer: Consumer, strategy: Strategy) -> _Join:
-        offered = consumer.strategies or self.default_strategies
-        protocol = member_rebalance_protocol(
-            [self._strategy(n).protocols for n in offered], consumer.member_id
-        )
+        protocol = self._rebalance_protocol(consumer)
         state = self._states[consumer.member_id]
         subscription = consumer.subscription
         if subscription is None:
             metadata = self._pm.subscription_metadata(
                 strategy, consumer.topics, state, consumer.rack, protocol
             )
-            subscription = wire.encode_subscription_metadata(metadata)
+            subscription = _encode_subscription(metadata)
         owned = partitions_kept_at_join(state, consumer.topics, protocol)
         return _Join(consumer, protocol, owned, subscription)
+
+    def _rebalance_protocol(self, consumer: Consumer) -> RebalanceProtocol:
+        offered = consumer.strategies or self.default_strategies
+        protocol = self._protocols.get(offered)
+        if protocol is None:
+            protocol = member_rebalance_protocol(
+                [self._strategy(n).protocols for n in offered], consumer.member_id
+            )
+            self._protocols[offered] = protocol
+        return protocol
 
     def _leader_view(
         self,
@@ -290,13 +362,16 @@ class GroupRunner:
     ) -> GroupSubscription:
         members: dict[str, Member] = {}
         for join in joins:
-            decoded = wire.decode_subscription(join.subscription)
+            decoded = _decode_subscription(join.subscription)
             user_data = self._pm.decode_user_data(
                 strategy, join.member_id, decoded.user_data, decoded.version
             )
             members[join.member_id] = wire.member_from_subscription(
                 join.member_id, decoded, join.consumer.group_instance_id, user_data
             )
+        if lags is None:
+            topics = tuple(sorted({t for member in members.values() for t in member.topics}))
+            lags = self._pm.lag_source(cluster=self.cluster, topics=topics, group_id=self.group_id)
         return GroupSubscription(members, self.cluster, generation, self.options, lags)
 
     def _sync(
@@ -309,13 +384,13 @@ class GroupRunner:
         """Each consumer reads its bytes and updates its state; returns cooperative revocations."""
         revoked: dict[str, tuple[TopicPartition, ...]] = {}
         for join in joins:
-            received = wire.decode_member_assignment(assignment_bytes[join.member_id])
+            received = _decode_member_assignment(assignment_bytes[join.member_id])
             before = self._states[join.member_id]
             joined = MemberState(join.owned_at_join, before.generation, before.strategy_state)
             self._states[join.member_id] = self._pm.on_assignment(
                 strategy, received, generation, joined
             )
-            if join.protocol is RebalanceProtocol.COOPERATIVE:
+            if join.protocol is RebalanceProtocol.COOPERATIVE and join.owned_at_join:
                 kept = set(received.partitions)
                 lost = tuple(tp for tp in join.owned_at_join if tp not in kept)
                 if lost:
@@ -335,6 +410,23 @@ class _Join:
     @property
     def member_id(self) -> str:
         return self.consumer.member_id
+
+
+def _encode_subscription(metadata: SubscriptionMetadata) -> bytes:
+    if metadata.owned_partitions or type(metadata.user_data) not in (bytes, type(None)):
+        return wire.encode_subscription_metadata(metadata)  # one of a kind, or unhashable
+    return _encode_unowned_subscription(metadata)
+
+
+def _wire_order(partitions: tuple[TopicPartition, ...]) -> tuple[TopicPartition, ...]:
+    """Partitions as a member reads them from SyncGroup bytes: grouped by topic in order of
+    first appearance, partition order kept (``wire.encode_member_assignment``)."""
+    runs: dict[str, list[TopicPartition]] = {}
+    for tp in partitions:
+        runs.setdefault(tp.topic, []).append(tp)
+    if len(runs) <= 1:
+        return partitions
+    return tuple(itertools.chain.from_iterable(runs.values()))
 
 
 def _unique(consumers: Iterable[Consumer]) -> tuple[Consumer, ...]:

@@ -1,7 +1,8 @@
 """Benchmark the fleet audit (on demand; never part of CI's pass/fail).
 
     python bench/bench_audit.py       # 10k and 100k groups: local x1, local x2, spark local[2]
-    python bench/bench_audit.py --groups 2000 --small 500 --engines local1,local2
+    python bench/bench_audit.py --groups 50000 --engines local1   # 10k vs 50k, one process
+    python bench/bench_audit.py --strategies all      # every installed strategy
     python bench/bench_audit.py --profile 200        # where one process spends its time
 
 The synthetic fleet (assignframe.audit.fleet): 1-50 members and 1-500 partitions per group,
@@ -127,7 +128,10 @@ def main() -> None:
     parser.add_argument("--groups", type=int, default=100_000)
     parser.add_argument("--small", type=int, default=10_000)
     parser.add_argument("--engines", default="local1,local2,spark")
-    parser.add_argument("--strategies", help="comma-separated (default: all installed)")
+    parser.add_argument(
+        "--strategies",
+        help="comma-separated, or 'all' (default: the audit's default set, docs/audit.md)",
+    )
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--out", type=Path, default=Path("bench-out"))
     parser.add_argument(

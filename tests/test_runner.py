@@ -114,8 +114,11 @@ def test_cooperative_join_plays_a_followup_round(spm):
     assert followup.assignment.partitions_of("c") == tps(4, 5) and followup.revoked == {}
     for round_ in joined.rounds:
         assert_nothing_taken_from_its_owner(round_)
-        assert round_.metrics.validity.is_valid or round_ is first
-    assert first.metrics.validity.unowned == tps(4, 5)
+        assert round_.metrics.validity.is_valid
+    # Withheld while a and b still own them: not unowned, but the round is not complete.
+    assert first.rebalance_protocol is RebalanceProtocol.COOPERATIVE
+    assert first.metrics.validity.withheld == tps(4, 5) and first.metrics.validity.unowned == ()
+    assert not first.metrics.validity.is_complete and followup.metrics.validity.is_complete
 
 
 def test_cooperative_members_send_owned_partitions(spm):
@@ -218,3 +221,50 @@ def test_crafted_subscription_bytes_are_sent_verbatim(spm):
     assert member.group_instance_id == "static-a"  # from the join, not the bytes
     assert_nothing_taken_from_its_owner(round_)
     assert {tp for tp in round_.assignment.partitions_of("a")} >= set(tps(0, 2))
+
+
+# -- starting from an existing assignment ----------------------------------------------------
+
+
+def test_adopt_starts_where_a_played_round_would(spm):
+    played = GroupRunner("cooperative-balance", cluster=CLUSTER, pm=spm)
+    played.rebalance(consumers("a", "b"))
+    adopted = GroupRunner("cooperative-balance", cluster=CLUSTER, pm=spm)
+    adopted.adopt(played.rebalance(consumers("a", "b")).final.assignment, played.generation)
+    assert adopted.generation == played.generation and adopted.states == played.states
+    after_played = played.rebalance(consumers("a", "b", "c"))
+    after_adopted = adopted.rebalance(consumers("a", "b", "c"))
+    assert [r.result_pairs() for r in after_adopted.rounds] == [
+        r.result_pairs() for r in after_played.rounds
+    ]
+    assert after_adopted.first.metrics.partitions_kept == after_played.first.metrics.partitions_kept
+
+
+def test_adopt_delivers_partitions_in_wire_order(spm):
+    from assignframe import GroupAssignment
+
+    interleaved = [TopicPartition("u", 1), TopicPartition(T, 0), TopicPartition("u", 0)]
+    runner = GroupRunner("cooperative-balance", cluster=Cluster({T: 1, "u": 2}), pm=spm)
+    runner.adopt(GroupAssignment.from_partitions({"a": interleaved}), 4)
+    assert runner.states["a"].owned_partitions == (interleaved[0], interleaved[2], interleaved[1])
+    assert runner.states["a"].generation == 4
+    with pytest.raises(ValueError, match="does not follow"):
+        runner.adopt(GroupAssignment.from_partitions({"a": interleaved}), 3)
+
+
+# -- lags ------------------------------------------------------------------------------------
+
+
+def test_leader_asks_the_lag_source_once_per_round_when_no_lags_are_given(spm):
+    from assignframe.lag import StaticLagSource
+
+    lags = {TopicPartition(T, p): 10 * p for p in range(6)}
+    spm.register(StaticLagSource({**lags, TopicPartition("other", 0): 5}, group_id="g"))
+    runner = GroupRunner("modulo", cluster=CLUSTER, pm=spm, group_id="g")
+    assert runner.rebalance(consumers("a", "b")).final.group.lags == lags
+    given = {TopicPartition(T, 0): 1}
+    assert runner.rebalance(consumers("a", "b"), lags=given).final.group.lags == given
+    stranger = GroupRunner("modulo", cluster=CLUSTER, pm=spm, group_id="another-group")
+    assert stranger.rebalance(consumers("a")).final.group.lags is None
+    anonymous = GroupRunner("modulo", cluster=CLUSTER, pm=spm)
+    assert anonymous.rebalance(consumers("a")).final.group.lags is None

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..model import GroupAssignment
 from .recommend import recommend
-from .replay import AuditContext, StrategyOutcome, replay_strategy
+from .replay import AuditContext, StrategyOutcome, quiet_strategy_logs, replay_strategy
 from .rows import current_metrics, group_rows
 from .snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
 
@@ -33,7 +33,8 @@ def audit_group(
     """
     snapshot = read_snapshot(raw)
     current = current_metrics(snapshot)
-    outcomes = [replay_strategy(snapshot, name, context) for name in context.strategies]
+    with quiet_strategy_logs():
+        outcomes = [replay_strategy(snapshot, name, context) for name in context.strategies]
     recommendation = recommend(outcomes, current, snapshot.protocol)
     rows = group_rows(input_row, snapshot, current, outcomes, recommendation)
     if not detail:

@@ -12,7 +12,8 @@ __all__ = ["AuditOptions"]
 class AuditOptions:
     """How to run an audit.
 
-    :param strategies: strategy names to replay (None = every installed strategy)
+    :param strategies: strategy names to replay (None = the default set,
+        :data:`~assignframe.audit.replay.DEFAULT_STRATEGIES`; ``("all",)`` = every installed one)
     :param processes: local engine worker processes (None = CPU count; 1 = in this process)
     :param chunk_size: groups per unit of work
     :param worst: how many worst groups the summary details (for the report)

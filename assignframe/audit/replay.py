@@ -2,14 +2,14 @@
 
 The question a replay answers: *if this group rebalanced now under strategy S, where would its
 partitions go?* Real consumers running S would hold S's state for the assignment they own, so the
-replay plays two rounds through the runner (real bytes through the codec each time):
+replay:
 
-1. a *seed* round, in the snapshot's generation, in which every consumer runs S but the leader's
-   ``assign`` hook returns the snapshot's current assignment (:class:`SeedAssignment`, a plugin
-   on the audit's own plugin manager). Each consumer's ``on_assignment`` then leaves it with the
-   state S keeps (owned partitions, sticky user data, generation);
-2. the *replay* rebalance (next generation), where S assigns for real; cooperative follow-up
-   rounds are played when members must revoke.
+1. starts a runner from the snapshot's current assignment in the snapshot's generation
+   (:meth:`GroupRunner.adopt`): each consumer's ``on_assignment`` under S leaves it with the
+   state S keeps (owned partitions, sticky user data, generation), as a round would;
+2. plays the *replay* rebalance (next generation) through the runner, real bytes through the
+   codec, where S assigns for real; cooperative follow-up rounds are played when members must
+   revoke.
 
 Metrics compare the replayed assignment with the current one (kept/moved).
 """
@@ -17,57 +17,76 @@ Metrics compare the replayed assignment with the current one (kept/moved).
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from .. import hookimpl
-from ..model import GroupAssignment, GroupSubscription
+from ..model import GroupAssignment
 from ..plugins import PluginManager
 from ..runner import Consumer, GroupRunner
 from ..simulate.metrics import assignment_metrics
-from ..strategy import Strategy
 from .snapshot import GroupSnapshot
 
-__all__ = ["AuditContext", "SeedAssignment", "StrategyOutcome", "replay_strategy"]
+__all__ = [
+    "ALL_STRATEGIES",
+    "AuditContext",
+    "DEFAULT_STRATEGIES",
+    "StrategyOutcome",
+    "quiet_strategy_logs",
+    "replay_strategy",
+]
 
-
-class SeedAssignment:
-    """Plugin: the next ``assign`` call returns the armed assignment instead of the strategy's."""
-
-    def __init__(self) -> None:
-        self.pending: GroupAssignment | None = None
-
-    @hookimpl(tryfirst=True)
-    def assign(self, strategy: Strategy, group: GroupSubscription) -> GroupAssignment | None:
-        pending, self.pending = self.pending, None
-        return pending
+#: What an audit replays unless told otherwise: the assignors Kafka's Java client ships
+#: (range, roundrobin, sticky, cooperative-sticky) plus fair (docs/audit.md).
+DEFAULT_STRATEGIES = ("range", "roundrobin", "sticky", "cooperative-sticky", "fair")
+#: The ``strategies`` value that selects every installed strategy.
+ALL_STRATEGIES = "all"
 
 
 @dataclass
 class AuditContext:
-    """What one process needs to replay groups: its own plugin manager with the seed plugin."""
+    """What one process needs to replay groups: its own plugin manager and the names."""
 
     pm: PluginManager
-    seed: SeedAssignment
     strategies: tuple[str, ...]
 
     @classmethod
     def create(cls, strategies: tuple[str, ...] | None = None) -> AuditContext:
-        """A manager loading the installed plugins plus the seed plugin (never the shared one)."""
+        """A manager loading the installed plugins (never the shared one).
+
+        :param strategies: names to replay; None = :data:`DEFAULT_STRATEGIES` (those installed),
+            ``("all",)`` = every installed strategy
+        """
         pm = PluginManager()
-        seed = SeedAssignment()
-        pm.register(seed, name="assignframe.audit.seed")
-        names = tuple(strategies) if strategies else pm.strategy_names()
+        names = _strategy_names(pm, strategies)
         for name in names:
             pm.strategy(name)  # unknown names fail here, before any group is read
-        _quiet_strategy_logs()
-        return cls(pm, seed, names)
+        return cls(pm, names)
 
 
-def _quiet_strategy_logs() -> None:
-    # Per-group warnings (e.g. "no lags known") would flood a fleet audit; the rows say it all.
-    logging.getLogger().addHandler(logging.NullHandler())
-    logging.getLogger("assignframe_lagaware").setLevel(logging.ERROR)
+def _strategy_names(pm: PluginManager, strategies: tuple[str, ...] | None) -> tuple[str, ...]:
+    installed = pm.strategy_names()
+    if not strategies:
+        return tuple(name for name in DEFAULT_STRATEGIES if name in installed) or installed
+    if tuple(strategies) == (ALL_STRATEGIES,):
+        return installed
+    return tuple(strategies)
+
+
+@contextmanager
+def quiet_strategy_logs() -> Iterator[None]:
+    """Per-group warnings (e.g. "no lags known") would flood a fleet audit; the rows say it all.
+    Scoped: the caller's logging (a test run, the simulator in the same process) is restored."""
+    lagaware = logging.getLogger("assignframe_lagaware")
+    level, silence = lagaware.level, logging.NullHandler()
+    lagaware.setLevel(logging.ERROR)
+    logging.getLogger().addHandler(silence)  # no "last resort" stderr output meanwhile
+    try:
+        yield
+    finally:
+        logging.getLogger().removeHandler(silence)
+        lagaware.setLevel(level)
 
 
 @dataclass(frozen=True)
@@ -85,11 +104,10 @@ class StrategyOutcome:
 def replay_strategy(
     snapshot: GroupSnapshot, strategy: str, context: AuditContext
 ) -> StrategyOutcome:
-    """Seed round with the current assignment, then a real rebalance under ``strategy``."""
+    """Adopt the current assignment, then a real rebalance under ``strategy``."""
     try:
         return _replay(snapshot, strategy, context)
     except Exception as exc:  # one strategy failing on one group is a result, not a crash
-        context.seed.pending = None
         return StrategyOutcome(strategy, None, None, error=f"{type(exc).__name__}: {exc}")
 
 
@@ -99,8 +117,7 @@ def _replay(snapshot: GroupSnapshot, strategy: str, context: AuditContext) -> St
         Consumer(m.member_id, m.topics, (strategy,), m.rack, m.group_instance_id)
         for m in snapshot.members.values()
     ]
-    context.seed.pending = snapshot.current
-    runner.play_round(consumers, generation=max(snapshot.generation, 1))
+    runner.adopt(snapshot.current, max(snapshot.generation, 1))
     result = runner.rebalance(consumers, lags=snapshot.lags)
     final = result.final
     metrics = assignment_metrics(

@@ -38,7 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--strategies",
         type=lambda t: tuple(n.strip() for n in t.split(",") if n.strip()),
-        help="comma-separated strategy names (default: all installed)",
+        help="comma-separated strategy names, or 'all' for every installed one "
+        "(default: range, roundrobin, sticky, cooperative-sticky, fair)",
     )
     parser.add_argument("--processes", type=int, help="local engine workers (default: CPU count)")
     parser.add_argument("--chunk-size", type=int, default=200, help="groups per unit of work")

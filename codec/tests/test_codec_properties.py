@@ -240,3 +240,20 @@ def test_fast_encoders_leave_out_of_range_values_to_the_declaration():
         consumer.encode_assignment([("t", 2 ** 31)])
     with pytest.raises(codec.CodecError):
         consumer.encode_subscription(["x" * 40000])
+
+
+@PROFILE
+@given(pairs=st.lists(st.tuples(TEXT, st.integers(0, 99)), max_size=8),
+       generation=st.one_of(st.none(), st.integers(0, 2**31 - 1)))
+def test_sticky_user_data_accepts_objects_with_topic_and_partition(pairs, generation):
+    """Duck-typed like assignframe.TopicPartition (the codec never imports the core)."""
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Partition:
+        topic: str
+        partition: int
+
+    objects = [Partition(topic, partition) for topic, partition in pairs]
+    assert codec.encode_sticky_user_data(objects, generation) == codec.encode_sticky_user_data(
+        pairs, generation)

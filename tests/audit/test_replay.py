@@ -1,4 +1,4 @@
-"""Replays: the seed round hands each strategy the group's current ownership."""
+"""Replays: each strategy starts from the group's current ownership (GroupRunner.adopt)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def _hex_assignment(pairs):
 
 def test_a_failing_strategy_is_a_row_not_a_crash(context, make_snapshot):
     class Broken:
-        pm, seed, strategies = context.pm, context.seed, ("no-such-strategy",)
+        pm, strategies = context.pm, ("no-such-strategy",)
 
     rows, _ = audit_group(1, make_snapshot(), Broken)
     assert rows[0]["error"].startswith("UnknownStrategyError")
@@ -54,3 +54,14 @@ def test_detail_holds_every_assignment(context, make_snapshot):
     assert detail["current"]["assignment"]["a"] == [["t", 0], ["t", 1]]
     assert {s["strategy"] for s in detail["strategies"]} == set(context.strategies)
     assert detail["recommendation"]["strategy"] in context.strategies
+
+
+def test_default_strategy_set_and_all(context):
+    from assignframe.audit.replay import DEFAULT_STRATEGIES, AuditContext
+
+    installed = context.pm.strategy_names()
+    assert AuditContext.create().strategies == tuple(
+        n for n in DEFAULT_STRATEGIES if n in installed
+    )
+    assert AuditContext.create(("all",)).strategies == installed
+    assert AuditContext.create(("sticky", "range")).strategies == ("sticky", "range")

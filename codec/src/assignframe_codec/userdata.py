@@ -109,13 +109,25 @@ def decode_sticky_user_data(data: bytes, version: int | None = None) -> StickyUs
 
 
 def encode_sticky_user_data(previous_assignment: Iterable[Any], generation: int | None) -> bytes:
-    """V1 when ``generation`` is given, else V0; topics grouped in first-appearance order."""
+    """V1 when ``generation`` is given, else V0; topics grouped in first-appearance order.
+
+    ``previous_assignment`` holds ``(topic, partition)`` pairs, TopicPartitions groups, or any
+    objects with ``.topic`` and ``.partition`` attributes (e.g. ``assignframe.TopicPartition``;
+    duck-typed, so the codec does not depend on the core).
+    """
+    pairs = topic_partition_pairs(map(_as_pair_or_group, previous_assignment))
     value = StickyUserData(
         layout="V0" if generation is None else "V1",
-        previous_assignment=group_in_order(topic_partition_pairs(previous_assignment), merge=True),
+        previous_assignment=group_in_order(pairs, merge=True),
         generation=generation,
     )
     return encode_sticky_value(value)
+
+
+def _as_pair_or_group(item: Any) -> Any:
+    if hasattr(item, "partition") and hasattr(item, "topic"):
+        return (item.topic, item.partition)
+    return item
 
 
 def encode_sticky_value(value: StickyUserData | dict, version: int | None = None) -> bytes:
