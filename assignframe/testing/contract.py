@@ -51,7 +51,13 @@ from ..model import Cluster, GroupAssignment, GroupSubscription, Member, Rebalan
 from ..plugins import PluginManager, get_plugin_manager, isolated_plugin_manager
 from ..runner import GroupRunner, Rebalance, RoundResult
 from ..strategy import Strategy
-from .strategies import TOPIC_NAMES, HistoryRound, group_subscriptions, histories
+from .strategies import (
+    TOPIC_NAMES,
+    HistoryRound,
+    group_subscriptions,
+    groups_with_claims,
+    histories,
+)
 
 __all__ = ["CONTRACT_SETTINGS", "StrategyContract"]
 
@@ -143,6 +149,16 @@ class StrategyContract:
         self, group: GroupSubscription
     ) -> None:
         self.assert_valid(group, self.assign(group))
+
+    @CONTRACT_SETTINGS
+    @given(group=groups_with_claims())
+    def test_corrupt_previous_ownership_still_gives_a_valid_assignment(
+        self, group: GroupSubscription
+    ) -> None:
+        # Claims arrive from other clients' bytes: duplicated, conflicting, stale or naming
+        # partitions that do not exist. None may make a partition owned twice or lost.
+        cooperative = self.make_strategy().protocol is RebalanceProtocol.COOPERATIVE
+        self.assert_valid(group, self.assign(group), cooperative=cooperative)
 
     @CONTRACT_SETTINGS
     @given(group=group_subscriptions())

@@ -7,11 +7,11 @@ fast; every generator takes its bounds as arguments for larger runs.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hypothesis import strategies as st
 
-from ..model import Cluster, GroupSubscription, Member
+from ..model import Cluster, GroupSubscription, Member, TopicPartition
 from ..runner import Consumer
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "TOPIC_NAMES",
     "clusters",
     "group_subscriptions",
+    "groups_with_claims",
     "histories",
     "member_ids",
     "members",
@@ -90,6 +91,29 @@ def group_subscriptions(
     ids = draw(st.lists(member_ids(), min_size=min_members, max_size=max_members, unique=True))
     group_members = {m: draw(members(cluster, m, unknown_topics)) for m in ids}
     return GroupSubscription(group_members, cluster, generation=1)
+
+
+@st.composite
+def groups_with_claims(draw: st.DrawFn, max_members: int = 5) -> GroupSubscription:
+    """A later-generation group whose members claim previous ownership, some of it corrupt:
+    partitions claimed twice by one member, by two members of one generation, by stale
+    generations, partitions and topics the cluster does not have, topics no longer subscribed."""
+    group = draw(group_subscriptions(max_members=max_members, min_members=1))
+    known = [
+        tp
+        for topic in sorted(group.cluster.partitions_per_topic)
+        for tp in group.cluster.partitions(topic)
+    ]
+    bogus = [TopicPartition(UNKNOWN_TOPIC, 0)] + [
+        TopicPartition(topic, count) for topic, count in group.cluster.partitions_per_topic.items()
+    ]
+    claimable = st.sampled_from(known + bogus)
+    claimed = {}
+    for member_id, member in group.members.items():
+        owned = draw(st.lists(claimable, max_size=8))
+        generation = draw(st.integers(-1, 3))
+        claimed[member_id] = replace(member, owned_partitions=tuple(owned), generation=generation)
+    return GroupSubscription(claimed, group.cluster, generation=4)
 
 
 @dataclass(frozen=True)
