@@ -79,12 +79,15 @@ def _group_assignment(snapshot: Snapshot) -> GroupAssignment:
 def snapshot_metrics(snapshot: Snapshot, previous: Snapshot | None = None) -> dict[str, Any]:
     """The core's :func:`~assignframe.metrics.round_metrics` of one generation, plus counts.
 
-    A cooperative round that revokes partitions leaves them unowned until the follow-up round:
-    its validity lists them as ``unowned`` (``changes.revoked`` says why).
+    A cooperative round that revokes partitions leaves them unassigned until the follow-up round:
+    its validity lists them as ``withheld`` (a member that loses them still claims them in its
+    subscription), not as ``unowned``. Eager members claim nothing, so checking every round this
+    way changes nothing for them.
     """
     assignment = _group_assignment(snapshot)
     before = _group_assignment(previous) if previous is not None else None
-    metrics = round_metrics(group_subscription(snapshot), assignment, before).as_dict()
+    group = group_subscription(snapshot)
+    metrics = round_metrics(group, assignment, before, cooperative=True).as_dict()
     metrics["partitions_per_member"] = {
         m: len(a.partitions) for m, a in assignment.assignments.items()
     }
