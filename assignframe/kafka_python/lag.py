@@ -114,10 +114,15 @@ class KafkaLagSource:
             return {}
         timeout_ms = int(self.timeout_s * 1000)
         wanted = [KafkaTopicPartition(tp.topic, tp.partition) for tp in partitions]
+        request_timeout_ms = timeout_ms + 1000
         reader = KafkaConsumer(
             group_id=self.group_id,
             enable_auto_commit=False,
-            request_timeout_ms=timeout_ms + 1000,
+            request_timeout_ms=request_timeout_ms,
+            # The reader never joins the group, but kafka-python 2.x refuses a session timeout
+            # that is not below the request timeout (and a heartbeat not below the session).
+            session_timeout_ms=request_timeout_ms - 500,
+            heartbeat_interval_ms=(request_timeout_ms - 500) // 3,
             **self.client_config,
         )
         try:

@@ -16,7 +16,7 @@ import pytest
 from e2e_harness import create_topic, producer
 
 from assignframe import TopicPartition
-from assignframe.kafka_python import KAFKA_PYTHON_VERSION, assignors
+from assignframe.kafka_python import assignors
 from assignframe.kafka_python.lag import KafkaLagSource
 from assignframe.testing.broker import TansuQuirks
 
@@ -41,10 +41,8 @@ def _commit(config, topic):
     try:
         partitions = [TopicPartition(topic, p) for p in COMMITTED]
         committer.assign(partitions)
-        if KAFKA_PYTHON_VERSION >= (3,):
-            offsets = {tp: OffsetAndMetadata(COMMITTED[tp.partition], "", -1) for tp in partitions}
-        else:
-            offsets = {tp: OffsetAndMetadata(COMMITTED[tp.partition], "") for tp in partitions}
+        # (offset, metadata, leader_epoch) in kafka-python 2.3+ and 3.x
+        offsets = {tp: OffsetAndMetadata(COMMITTED[tp.partition], "", -1) for tp in partitions}
         committer.commit(offsets)
     finally:
         committer.close()
