@@ -23,9 +23,17 @@ import pytest
 
 from ..javaorder import java_string_key
 from ..model import Cluster, GroupSubscription, Member
+from ..replay import Replay, replay_scenario
+from ..strategy import Strategy
 from .paths import shared_path
 
-__all__ = ["leader_views", "parametrize", "scenarios"]
+__all__ = [
+    "assert_assign_matches_java",
+    "assert_replay_matches_java",
+    "leader_views",
+    "parametrize",
+    "scenarios",
+]
 
 
 @cache
@@ -66,3 +74,27 @@ def parametrize(metafunc: pytest.Metafunc, assignor: str, start: str | Path | No
     if "golden_scenario" in metafunc.fixturenames:
         found = scenarios(assignor, start)
         metafunc.parametrize("golden_scenario", found, ids=[s["id"] for s in found])
+
+
+def assert_assign_matches_java(strategy: Strategy, scenario: dict[str, Any]) -> None:
+    """``strategy.assign`` on what Java's leader saw gives Java's result, round by round, in
+    Java's order (for strategies that must behave exactly like the Java client)."""
+    for round_, group in leader_views(scenario):
+        assignment = strategy.assign(group)
+        ours = {
+            m: [[tp.topic, tp.partition] for tp in assignment.partitions_of(m)]
+            for m in group.members
+        }
+        assert ours == round_["result"], f"{scenario['id']} round {round_['round']}"
+
+
+def assert_replay_matches_java(strategy_name: str, scenario: dict[str, Any]) -> Replay:
+    """The group runner (subscriptions and assignments through the codec, the strategy found by
+    name) ends each of the scenario's rebalances where Java did; returns the replay."""
+    replay = replay_scenario(scenario, strategy=strategy_name)
+    for step in replay.steps:
+        java_round = scenario["rounds"][step.java_final_round]
+        assert step.final.result_pairs() == java_round["result"], (
+            f"{scenario['id']} round {step.scenario_round}"
+        )
+    return replay

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from assignframe_roundrobin import RoundRobinStrategy
 
-from assignframe.replay import replay_scenario
 from assignframe.testing import golden
 
 
@@ -24,20 +23,9 @@ def test_golden_file_covers_what_we_claim(golden_scenarios):
 
 
 def test_direct_assign_matches_java(golden_scenario):
-    strategy = RoundRobinStrategy()
-    for round_, group in golden.leader_views(golden_scenario):
-        assignment = strategy.assign(group)
-        ours = {m: _pairs(assignment.partitions_of(m)) for m in group.members}
-        assert ours == round_["result"], f"round {round_['round']}"
+    golden.assert_assign_matches_java(RoundRobinStrategy(), golden_scenario)
 
 
 def test_replay_through_runner_matches_java(golden_scenario):
-    replay = replay_scenario(golden_scenario, strategy="roundrobin")
+    replay = golden.assert_replay_matches_java("roundrobin", golden_scenario)
     assert len(replay.steps) == len(golden_scenario["rounds"])  # eager: no follow-up rounds
-    for step in replay.steps:
-        java_round = golden_scenario["rounds"][step.java_final_round]
-        assert step.final.result_pairs() == java_round["result"], f"round {step.scenario_round}"
-
-
-def _pairs(partitions) -> list[list[object]]:
-    return [[tp.topic, tp.partition] for tp in partitions]
