@@ -4,46 +4,22 @@ from __future__ import annotations
 
 import json
 
-import assignframe_codec as codec
 import pytest
+from audit_snapshots import snapshot_row
 
 from assignframe.audit import MalformedSnapshot, read_snapshot
 from assignframe.model import TopicPartition
 
 
-def _snapshot(**overrides):
-    members = [
-        {
-            "member_id": "a",
-            "subscription": {"hex": codec.encode_subscription(["t"], version=3).hex()},
-            "assignment": {"hex": codec.encode_assignment([("t", 0), ("t", 1)], version=3).hex()},
-        },
-        {
-            "member_id": "b",
-            "subscription": {"hex": codec.encode_subscription(["t"], version=3).hex()},
-            "assignment": {"hex": codec.encode_assignment([("t", 2)], version=3).hex()},
-        },
-    ]
-    snapshot = {
-        "group_id": "g",
-        "generation": 4,
-        "protocol": "range",
-        "topic_partitions": {"t": 3},
-        "members": members,
-    }
-    snapshot.update(overrides)
-    return snapshot
-
-
 def test_reads_bytes_through_the_codec():
-    snapshot = read_snapshot(json.dumps(_snapshot()))
+    snapshot = read_snapshot(json.dumps(snapshot_row()))
     assert snapshot.group_id == "g" and snapshot.generation == 4
     assert snapshot.members["a"].topics == ("t",)
     assert snapshot.current.partitions_of("b") == (TopicPartition("t", 2),)
 
 
 def test_decoded_fields_are_used_when_hex_is_absent():
-    row = _snapshot()
+    row = snapshot_row()
     row["members"][0] = {
         "member_id": "a",
         "subscription": {"topics": ["t"]},
@@ -56,13 +32,13 @@ def test_decoded_fields_are_used_when_hex_is_absent():
 
 
 def test_unknown_partition_count_is_inferred_with_a_note():
-    snapshot = read_snapshot(_snapshot(topic_partitions={"t": None}))
+    snapshot = read_snapshot(snapshot_row(topic_partitions={"t": None}))
     assert snapshot.cluster.partitions_per_topic == {"t": 3}
     assert "inferred" in snapshot.notes[0]
 
 
 def test_parquet_map_columns_and_json_text_columns():
-    row = _snapshot(topic_partitions=[("t", 3)], partition_lags=[("t", [5, 0, 1])])
+    row = snapshot_row(topic_partitions=[("t", 3)], partition_lags=[("t", [5, 0, 1])])
     row["members"] = json.dumps(row["members"])
     snapshot = read_snapshot(row)
     assert snapshot.lags[TopicPartition("t", 0)] == 5
@@ -76,14 +52,14 @@ def test_parquet_map_columns_and_json_text_columns():
         (json.dumps({"members": []}), "missing group_id"),
         (json.dumps({"group_id": "g", "members": []}), "no members"),
         (
-            json.dumps(_snapshot(members=[{"member_id": "a", "subscription": {"hex": "zz"}}])),
+            json.dumps(snapshot_row(members=[{"member_id": "a", "subscription": {"hex": "zz"}}])),
             "not hex",
         ),
         (
-            json.dumps(_snapshot(members=[{"member_id": "a", "subscription": {"hex": "0001"}}])),
+            json.dumps(snapshot_row(members=[{"member_id": "a", "subscription": {"hex": "0001"}}])),
             "subscription",
         ),
-        (json.dumps(_snapshot(members=[{"subscription": {}}])), "no member_id"),
+        (json.dumps(snapshot_row(members=[{"subscription": {}}])), "no member_id"),
     ],
 )
 def test_malformed_rows(raw, message):
