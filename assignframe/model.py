@@ -11,7 +11,7 @@ import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import countOf
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "Cluster",
@@ -38,9 +38,14 @@ class RebalanceProtocol(enum.Enum):
     COOPERATIVE = "cooperative"
 
 
-@dataclass(frozen=True, order=True, slots=True)
-class TopicPartition:
-    """One partition of one topic; orders by (topic, partition) like Java's comparators."""
+class TopicPartition(NamedTuple):
+    """One partition of one topic; orders by (topic, partition) like Java's comparators.
+
+    A named tuple: immutable, and its hash, equality and ordering are the tuple's own (C code).
+    Strategies and metrics hash partitions by the million; a frozen dataclass's generated
+    ``__hash__`` and ``__init__`` cost several times more. It equals the plain pair
+    ``(topic, partition)``.
+    """
 
     topic: str
     partition: int
