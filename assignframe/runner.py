@@ -17,7 +17,12 @@ described in ``shared/golden/README.md``:
    plays follow-up rounds until nobody has to (bounded by ``max_followups``).
 
 Per round the work is the codec's encode/decode plus the strategy; metrics are computed only when
-:attr:`RoundResult.metrics` is read. A runner can also start from a group's existing assignment
+:attr:`RoundResult.metrics` is read. A runner made with ``wire=False`` (the fleet audit's
+replays) skips the codec where the decoded value is known without it: the leader sees, and
+members receive, exactly what the bytes would decode to (``wire.member_from_metadata``,
+``wire.received_assignment``; the tests hold both modes equal), and the bytes of
+:attr:`RoundResult.subscriptions` and :attr:`RoundResult.assignment_bytes` are encoded only when
+read. Every hook still runs. A runner can also start from a group's existing assignment
 (:meth:`GroupRunner.adopt`) instead of playing a round to get there. When no lags are given for a
 round, the leader asks the ``lag_source`` hook once.
 """
@@ -26,8 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -172,6 +176,8 @@ class GroupRunner:
     :param options: operator options for the strategies (``GroupSubscription.options`` too)
     :param max_followups: follow-up rounds one rebalance may add before it counts as unsettled
     :param group_id: the group's id, handed to the ``lag_source`` hook (None: unknown)
+    :param wire: False skips the codec round trips whose result is known without them
+        (module docstring); the rounds played are the same
     """
 
     def __init__(
@@ -183,6 +189,7 @@ class GroupRunner:
         options: Mapping[str, Any] | None = None,
         max_followups: int = DEFAULT_MAX_FOLLOWUPS,
         group_id: str | None = None,
+        wire: bool = True,
     ) -> None:
         names = (strategies,) if isinstance(strategies, str) else tuple(strategies)
         if not names:
@@ -192,6 +199,7 @@ class GroupRunner:
         self.options: Mapping[str, Any] = dict(options or {})
         self.max_followups = max_followups
         self.group_id = group_id
+        self.wire = wire
         self._pm = pm or get_plugin_manager()
         self._instances: dict[str, Strategy] = {}
         self._protocols: dict[tuple[str, ...], RebalanceProtocol] = {}
@@ -228,7 +236,7 @@ class GroupRunner:
         self._states = {
             member_id: self._pm.on_assignment(
                 chosen,
-                MemberAssignment(_wire_order(received.partitions), received.user_data),
+                MemberAssignment(wire.wire_order(received.partitions), received.user_data),
                 generation,
                 fresh,
             )
@@ -279,19 +287,23 @@ class GroupRunner:
         leader_protocol = joins[0].protocol
         if leader_protocol is RebalanceProtocol.COOPERATIVE:  # the leader validates (Java)
             _check_cooperative(strategy, group, assignment)
-        assignment_bytes = {
-            m: wire.encode_member_assignment(a) for m, a in assignment.assignments.items()
-        }
+        assignment_bytes: Mapping[str, bytes]
+        if self.wire:
+            assignment_bytes = {
+                m: wire.encode_member_assignment(a) for m, a in assignment.assignments.items()
+            }
+        else:
+            assignment_bytes = _EncodedOnRead(assignment.assignments, wire.encode_member_assignment)
         result = RoundResult(
             index=self._rounds_played,
             generation=new_generation,
             followup=followup,
             protocol=protocol_name,
-            subscriptions={j.member_id: j.subscription for j in joins},
+            subscriptions=_subscriptions(joins),
             assignment_bytes=assignment_bytes,
             group=group,
             assignment=assignment,
-            revoked=self._sync(joins, strategy, assignment_bytes, new_generation),
+            revoked=self._sync(joins, strategy, assignment, assignment_bytes, new_generation),
             owners_per_partition=strategy.owners_per_partition(group),
             previous=self._last_assignment,
             rebalance_protocol=leader_protocol,
@@ -334,14 +346,15 @@ class GroupRunner:
     def _join(self, consumer: Consumer, strategy: Strategy) -> _Join:
         protocol = self._rebalance_protocol(consumer)
         state = self._states[consumer.member_id]
-        subscription = consumer.subscription
+        subscription, metadata = consumer.subscription, None
         if subscription is None:
             metadata = self._pm.subscription_metadata(
                 strategy, consumer.topics, state, consumer.rack, protocol
             )
-            subscription = _encode_subscription(metadata)
+            if self.wire:
+                subscription = _encode_subscription(metadata)
         owned = partitions_kept_at_join(state, consumer.topics, protocol)
-        return _Join(consumer, protocol, owned, subscription)
+        return _Join(consumer, protocol, owned, subscription, metadata)
 
     def _rebalance_protocol(self, consumer: Consumer) -> RebalanceProtocol:
         offered = consumer.strategies or self.default_strategies
@@ -362,13 +375,24 @@ class GroupRunner:
     ) -> GroupSubscription:
         members: dict[str, Member] = {}
         for join in joins:
-            decoded = _decode_subscription(join.subscription)
-            user_data = self._pm.decode_user_data(
-                strategy, join.member_id, decoded.user_data, decoded.version
-            )
-            members[join.member_id] = wire.member_from_subscription(
-                join.member_id, decoded, join.consumer.group_instance_id, user_data
-            )
+            instance_id = join.consumer.group_instance_id
+            member = None
+            if join.metadata is not None and join.subscription is None:  # wire=False
+                user_data = self._pm.decode_user_data(
+                    strategy, join.member_id, join.metadata.user_data, wire.WIRE_VERSION
+                )
+                member = wire.member_from_metadata(
+                    join.member_id, join.metadata, instance_id, user_data
+                )
+            if member is None:
+                decoded = _decode_subscription(join.subscription_bytes)
+                user_data = self._pm.decode_user_data(
+                    strategy, join.member_id, decoded.user_data, decoded.version
+                )
+                member = wire.member_from_subscription(
+                    join.member_id, decoded, instance_id, user_data
+                )
+            members[join.member_id] = member
         if lags is None:
             topics = tuple(sorted({t for member in members.values() for t in member.topics}))
             lags = self._pm.lag_source(cluster=self.cluster, topics=topics, group_id=self.group_id)
@@ -378,13 +402,18 @@ class GroupRunner:
         self,
         joins: Sequence[_Join],
         strategy: Strategy,
+        assignment: GroupAssignment,
         assignment_bytes: Mapping[str, bytes],
         generation: int,
     ) -> dict[str, tuple[TopicPartition, ...]]:
         """Each consumer reads its bytes and updates its state; returns cooperative revocations."""
         revoked: dict[str, tuple[TopicPartition, ...]] = {}
         for join in joins:
-            received = _decode_member_assignment(assignment_bytes[join.member_id])
+            received = None
+            if not self.wire:
+                received = wire.received_assignment(assignment.assignments[join.member_id])
+            if received is None:
+                received = _decode_member_assignment(assignment_bytes[join.member_id])
             before = self._states[join.member_id]
             joined = MemberState(join.owned_at_join, before.generation, before.strategy_state)
             self._states[join.member_id] = self._pm.on_assignment(
@@ -400,33 +429,66 @@ class GroupRunner:
 
 @dataclass(frozen=True)
 class _Join:
-    """One consumer's side of a join: its protocol, what it still owns, what it sent."""
+    """One consumer's side of a join: its protocol, what it still owns, what it sent.
+
+    ``subscription`` is None when a ``wire=False`` runner has not encoded ``metadata``.
+    """
 
     consumer: Consumer
     protocol: RebalanceProtocol
     owned_at_join: tuple[TopicPartition, ...]
-    subscription: bytes
+    subscription: bytes | None
+    metadata: SubscriptionMetadata | None = None
 
     @property
     def member_id(self) -> str:
         return self.consumer.member_id
+
+    @property
+    def subscription_bytes(self) -> bytes:
+        if self.subscription is not None:
+            return self.subscription
+        assert self.metadata is not None  # one of the two is always set
+        return _encode_subscription(self.metadata)
+
+
+class _EncodedOnRead(Mapping[str, bytes]):
+    """member_id -> bytes, each encoded from its value the first time it is read."""
+
+    def __init__(self, values: Mapping[str, Any], encode: Callable[[Any], bytes]) -> None:
+        self._values, self._encode = values, encode
+        self._encoded: dict[str, bytes] = {}
+
+    def __getitem__(self, member_id: str) -> bytes:
+        data = self._encoded.get(member_id)
+        if data is None:
+            data = self._encoded[member_id] = self._encode(self._values[member_id])
+        return data
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+def _subscriptions(joins: Sequence[_Join]) -> Mapping[str, bytes]:
+    if all(join.subscription is not None for join in joins):
+        return {join.member_id: join.subscription_bytes for join in joins}
+    return _EncodedOnRead({join.member_id: join for join in joins}, _join_bytes)
+
+
+def _join_bytes(join: _Join) -> bytes:
+    return join.subscription_bytes
 
 
 def _encode_subscription(metadata: SubscriptionMetadata) -> bytes:
     if metadata.owned_partitions or type(metadata.user_data) not in (bytes, type(None)):
         return wire.encode_subscription_metadata(metadata)  # one of a kind, or unhashable
     return _encode_unowned_subscription(metadata)
-
-
-def _wire_order(partitions: tuple[TopicPartition, ...]) -> tuple[TopicPartition, ...]:
-    """Partitions as a member reads them from SyncGroup bytes: grouped by topic in order of
-    first appearance, partition order kept (``wire.encode_member_assignment``)."""
-    runs: dict[str, list[TopicPartition]] = {}
-    for tp in partitions:
-        runs.setdefault(tp.topic, []).append(tp)
-    if len(runs) <= 1:
-        return partitions
-    return tuple(itertools.chain.from_iterable(runs.values()))
 
 
 def _unique(consumers: Iterable[Consumer]) -> tuple[Consumer, ...]:

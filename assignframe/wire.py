@@ -6,6 +6,7 @@ into strategies.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from typing import Any
 
@@ -19,7 +20,10 @@ __all__ = [
     "decode_subscription",
     "encode_member_assignment",
     "encode_subscription_metadata",
+    "member_from_metadata",
     "member_from_subscription",
+    "received_assignment",
+    "wire_order",
 ]
 
 #: ConsumerProtocol version the runner writes (Java's current one).
@@ -60,6 +64,63 @@ def member_from_subscription(
         decoded_user_data=decoded_user_data,
         subscription_version=subscription.version,
     )
+
+
+def member_from_metadata(
+    member_id: str,
+    metadata: SubscriptionMetadata,
+    group_instance_id: str | None,
+    decoded_user_data: Any,
+) -> Member | None:
+    """What :func:`member_from_subscription` gives for the bytes ``metadata`` encodes to, without
+    the bytes: topics and owned partitions in Java's order (``encode_subscription`` sorts them),
+    a negative generation as -1, version :data:`WIRE_VERSION`. None when only the codec can tell
+    (user data that is not ``bytes``: the codec converts or refuses it).
+    """
+    user_data = metadata.user_data
+    if user_data is not None and type(user_data) is not bytes:
+        return None
+    return Member(
+        member_id=member_id,
+        topics=tuple(sorted(metadata.topics, key=codec.java_string_key)),
+        owned_partitions=tuple(sorted(metadata.owned_partitions, key=_java_partition_key)),
+        generation=metadata.generation if metadata.generation >= 0 else -1,
+        group_instance_id=group_instance_id,
+        rack=metadata.rack,
+        user_data=user_data,
+        decoded_user_data=decoded_user_data,
+        subscription_version=WIRE_VERSION,
+    )
+
+
+def received_assignment(assignment: MemberAssignment) -> MemberAssignment | None:
+    """What :func:`decode_member_assignment` gives for the bytes of ``assignment``, without the
+    bytes: partitions grouped by topic in order of first appearance, partition order kept
+    (``encode_member_assignment``). None when only the codec can tell (non-``bytes`` user data).
+    """
+    user_data = assignment.user_data
+    if user_data is not None and type(user_data) is not bytes:
+        return None
+    partitions = wire_order(assignment.partitions)
+    if partitions is assignment.partitions:
+        return assignment
+    return MemberAssignment(partitions, user_data)
+
+
+def wire_order(partitions: tuple[TopicPartition, ...]) -> tuple[TopicPartition, ...]:
+    """Partitions as a member reads them from its SyncGroup bytes: grouped by topic in order of
+    first appearance, partition order kept (the same tuple when that changes nothing)."""
+    runs: dict[str, list[TopicPartition]] = {}
+    for tp in partitions:
+        runs.setdefault(tp.topic, []).append(tp)
+    if len(runs) <= 1:
+        return partitions
+    ordered = tuple(itertools.chain.from_iterable(runs.values()))
+    return partitions if ordered == partitions else ordered
+
+
+def _java_partition_key(tp: TopicPartition) -> tuple[bytes, int]:
+    return codec.java_string_key(tp.topic), tp.partition
 
 
 def encode_member_assignment(assignment: MemberAssignment) -> bytes:

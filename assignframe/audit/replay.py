@@ -7,9 +7,10 @@ replay:
 1. starts a runner from the snapshot's current assignment in the snapshot's generation
    (:meth:`GroupRunner.adopt`): each consumer's ``on_assignment`` under S leaves it with the
    state S keeps (owned partitions, sticky user data, generation), as a round would;
-2. plays the *replay* rebalance (next generation) through the runner, real bytes through the
-   codec, where S assigns for real; cooperative follow-up rounds are played when members must
-   revoke.
+2. plays the *replay* rebalance (next generation) through the runner, where S assigns for
+   real; cooperative follow-up rounds are played when members must revoke. Every hook of S runs;
+   the codec round trips whose result is known without them are skipped (``wire=False``, see
+   :mod:`assignframe.runner`; tests/audit/test_wire_equivalence.py holds the two modes equal).
 
 Metrics compare the replayed assignment with the current one (kept/moved).
 """
@@ -112,7 +113,7 @@ def replay_strategy(
 
 
 def _replay(snapshot: GroupSnapshot, strategy: str, context: AuditContext) -> StrategyOutcome:
-    runner = GroupRunner(strategy, cluster=snapshot.cluster, pm=context.pm)
+    runner = GroupRunner(strategy, cluster=snapshot.cluster, pm=context.pm, wire=False)
     consumers = [
         Consumer(m.member_id, m.topics, (strategy,), m.rack, m.group_instance_id)
         for m in snapshot.members.values()

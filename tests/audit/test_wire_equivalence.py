@@ -1,0 +1,85 @@
+"""The audit's replays skip codec round trips (``GroupRunner(wire=False)``); these tests hold
+that shortcut to what the bytes give: every installed strategy, on fleet groups (eager and
+cooperative, faults included) and on a second rebalance after members leave and join, plays
+the same rounds either way: leader view, assignment, revocations, bytes and member states."""
+
+from __future__ import annotations
+
+import pytest
+
+from assignframe import plugins
+from assignframe.audit.fleet import fleet_snapshots
+from assignframe.audit.snapshot import MalformedSnapshot, read_snapshot
+from assignframe.runner import Consumer, GroupRunner
+
+GROUPS = 60
+
+
+def _snapshots():
+    snapshots = []
+    for raw in fleet_snapshots(GROUPS, seed=5, max_members=9, max_partitions=60):
+        try:
+            snapshots.append(read_snapshot(raw))
+        except MalformedSnapshot:
+            continue
+    return snapshots
+
+
+SNAPSHOTS = _snapshots()
+STRATEGIES = plugins.PluginManager().strategy_names()
+
+
+def _history(snapshot, strategy, wire):
+    """Adopt the snapshot, replay it, then rebalance again without its first member and with a
+    newcomer subscribed to everything."""
+    runner = GroupRunner(strategy, cluster=snapshot.cluster, wire=wire)
+    runner.adopt(snapshot.current, max(snapshot.generation, 1))
+    consumers = [
+        Consumer(m.member_id, m.topics, (strategy,), m.rack, m.group_instance_id)
+        for m in snapshot.members.values()
+    ]
+    everything = tuple(reversed(snapshot.cluster.partitions_per_topic))
+    later = [*consumers[1:], Consumer("newcomer", everything, (strategy,))]
+    rebalances = [runner.rebalance(consumers, lags=snapshot.lags)]
+    rebalances.append(runner.rebalance(later, lags=snapshot.lags))
+    return rebalances, runner.states
+
+
+def _rounds(rebalances):
+    for rebalance in rebalances:
+        yield from rebalance.rounds
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_wire_false_plays_the_rounds_the_bytes_play(strategy):
+    assert len(SNAPSHOTS) > GROUPS // 2
+    followups = 0
+    for snapshot in SNAPSHOTS:
+        through_bytes, states = _history(snapshot, strategy, wire=True)
+        direct, direct_states = _history(snapshot, strategy, wire=False)
+        where = f"{strategy} on {snapshot.group_id}"
+        assert [r.settled for r in direct] == [r.settled for r in through_bytes], where
+        for expected, got in zip(_rounds(through_bytes), _rounds(direct), strict=True):
+            assert got.group == expected.group, where
+            assert got.assignment == expected.assignment, where
+            assert got.revoked == expected.revoked, where
+            assert dict(got.subscriptions) == dict(expected.subscriptions), where
+            assert dict(got.assignment_bytes) == dict(expected.assignment_bytes), where
+            followups += got.followup
+        assert direct_states == states, where
+    if "cooperative" in strategy:
+        assert followups, "no cooperative follow-up round was compared"
+
+
+def test_user_data_the_shortcut_cannot_vouch_for_goes_through_the_codec():
+    from assignframe import wire
+    from assignframe.model import MemberAssignment, SubscriptionMetadata
+
+    odd = SubscriptionMetadata(("t",), user_data=bytearray(b"\x00\x01"))
+    assert wire.member_from_metadata("a", odd, None, None) is None
+    assert wire.received_assignment(MemberAssignment((), memoryview(b"\x01"))) is None
+    plain = SubscriptionMetadata(("b", "a"), user_data=b"\x01", generation=-7)
+    member = wire.member_from_metadata("a", plain, None, None)
+    decoded = wire.decode_subscription(wire.encode_subscription_metadata(plain))
+    assert member == wire.member_from_subscription("a", decoded, None, None)
+    assert member.topics == ("a", "b") and member.generation == -1
