@@ -110,13 +110,20 @@ def received_assignment(assignment: MemberAssignment) -> MemberAssignment | None
 def wire_order(partitions: tuple[TopicPartition, ...]) -> tuple[TopicPartition, ...]:
     """Partitions as a member reads them from its SyncGroup bytes: grouped by topic in order of
     first appearance, partition order kept (the same tuple when that changes nothing)."""
+    seen: set[str] = set()
+    last = None
+    for topic, _ in partitions:  # usually already grouped: one pass, no copy
+        if topic != last:
+            if topic in seen:
+                break
+            seen.add(topic)
+            last = topic
+    else:
+        return partitions
     runs: dict[str, list[TopicPartition]] = {}
     for tp in partitions:
         runs.setdefault(tp.topic, []).append(tp)
-    if len(runs) <= 1:
-        return partitions
-    ordered = tuple(itertools.chain.from_iterable(runs.values()))
-    return partitions if ordered == partitions else ordered
+    return tuple(itertools.chain.from_iterable(runs.values()))
 
 
 def _java_partition_key(tp: TopicPartition) -> tuple[bytes, int]:

@@ -259,3 +259,51 @@ def test_concurrent_first_use_sees_every_installed_strategy(monkeypatch):
     for thread in threads:
         thread.join()
     assert len(seen) == 8 and all(names == seen[0] != () for names in seen), seen
+
+
+def test_lone_default_is_called_directly_until_a_plugin_adds_an_implementation():
+    """The direct call of a lone implementation must stop the moment pluggy's dispatch would
+    differ: a plugin implementing the hook (wins over the trylast default), then monitoring."""
+    manager = isolated_plugin_manager([STRATEGIES_PLUGIN])
+    strategy = manager.strategy("modulo")
+    received = MemberAssignment((TopicPartition("t", 1),))
+    state = manager.on_assignment(strategy, received, 3, MemberState())
+    assert state.owned_partitions == (TopicPartition("t", 1),) and state.generation == 3
+
+    class Pinning:
+        @hookimpl
+        def on_assignment(self, strategy, assignment, generation, state):
+            return MemberState((), generation=-99)
+
+    pinning = Pinning()
+    manager.register(pinning, name="pinning")
+    assert manager.on_assignment(strategy, received, 3, MemberState()).generation == -99
+    manager.unregister(pinning)
+    assert manager.on_assignment(strategy, received, 3, MemberState()).generation == 3
+
+    seen: list[str] = []
+    manager.hook_manager.add_hookcall_monitoring(
+        lambda name, impls, kwargs: seen.append(name), lambda outcome, name, impls, kwargs: None
+    )
+    manager.on_assignment(strategy, received, 3, MemberState())
+    manager.assign(strategy, GROUP)
+    assert seen == ["on_assignment", "assign", "after_assignment"]
+
+
+def test_direct_non_firstresult_hook_returns_what_pluggy_returns():
+    class Observer:
+        @hookimpl
+        def after_assignment(self, assignment):
+            return len(assignment.assignments)
+
+    manager = isolated_plugin_manager([STRATEGIES_PLUGIN, Observer()])
+    strategy = manager.strategy("modulo")
+    assignment = manager.assign(strategy, GROUP)
+    assert manager._lone_implementation("after_assignment") is not None
+    through_pluggy = manager.hook_manager.hook.after_assignment(
+        strategy=strategy, group=GROUP, assignment=assignment
+    )
+    direct = manager._call(
+        "after_assignment", strategy=strategy, group=GROUP, assignment=assignment
+    )
+    assert direct == through_pluggy == [2]
