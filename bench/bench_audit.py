@@ -4,6 +4,7 @@
     python bench/bench_audit.py --groups 50000 --engines local1   # 10k vs 50k, one process
     python bench/bench_audit.py --strategies all      # every installed strategy
     python bench/bench_audit.py --profile 200        # where one process spends its time
+    python bench/bench_audit.py --breakdown 1000     # CPU per group: reading, strategies, all
 
 The synthetic fleet (assignframe.audit.fleet): 1-50 members and 1-500 partitions per group,
 log-uniform (most groups small, as in real fleets). Reports groups/s, groups/s per core, peak
@@ -121,6 +122,79 @@ def profile(path: Path, groups: int, strategies: tuple[str, ...] | None) -> None
     stats.sort_stats("cumulative").print_stats(40)
 
 
+def breakdown(path: Path, groups: int, strategies: tuple[str, ...] | None) -> None:
+    """CPU time per group (one process): reading the snapshot, each strategy's own ``assign`` on
+    the leader's view (members owning what they own now; no runner, hooks, codec or metrics),
+    and the whole audit of the group. The strategies' line is the floor of any replay design."""
+    from dataclasses import replace
+
+    from assignframe.audit.group import audit_group
+    from assignframe.audit.snapshot import MalformedSnapshot, read_snapshot
+    from assignframe.model import GroupSubscription
+
+    context = AuditContext.create(strategies)
+    lines = [raw for _, raw in next(InputReader(path, groups).chunks())]
+
+    def cpu(call) -> float:
+        started = time.process_time()
+        call()
+        return (time.process_time() - started) / len(lines) * 1e6
+
+    snapshots = []
+
+    def read() -> None:
+        for raw in lines:
+            try:
+                snapshots.append(read_snapshot(raw))
+            except MalformedSnapshot:
+                pass
+
+    rows = [("read the snapshot (JSON, hex -> codec -> model)", cpu(read))]
+    views = []
+    for snapshot in snapshots:
+        generation = max(snapshot.generation, 1)
+        members = {
+            member_id: replace(
+                member,
+                owned_partitions=snapshot.current.partitions_of(member_id),
+                generation=generation,
+            )
+            for member_id, member in snapshot.members.items()
+        }
+        views.append(
+            GroupSubscription(members, snapshot.cluster, generation + 1, {}, snapshot.lags)
+        )
+    strategies_total = 0.0
+    for name in context.strategies:
+        strategy = context.pm.strategy(name)
+
+        def assign_all(strategy=strategy) -> None:
+            for view in views:
+                try:
+                    strategy.assign(view)
+                except Exception:  # noqa: BLE001 - a failing group costs what it costs
+                    pass
+
+        spent = cpu(assign_all)
+        strategies_total += spent
+        rows.append((f"  {name}.assign alone", spent))
+    rows.append(("strategies' assign alone, all of them", strategies_total))
+    rows.append(
+        (
+            "the whole audit of the group",
+            cpu(lambda: [audit_group(i, raw, context) for i, raw in enumerate(lines)]),
+        )
+    )
+    members = sum(len(s.members) for s in snapshots) / max(len(snapshots), 1)
+    partitions = sum(sum(s.cluster.partitions_per_topic.values()) for s in snapshots)
+    print(
+        f"{len(lines)} groups (mean {members:.1f} members, "
+        f"{partitions / max(len(snapshots), 1):.0f} partitions), CPU time per group:"
+    )
+    for label, micros in rows:
+        print(f"{label:<52} {micros:>9,.0f} us   (at most {1e6 / micros:>7,.0f} groups/s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -137,12 +211,22 @@ def main() -> None:
     parser.add_argument(
         "--profile", type=int, metavar="N", help="profile N groups in one process and stop"
     )
+    parser.add_argument(
+        "--breakdown",
+        type=int,
+        metavar="N",
+        help="CPU time per group of N groups: reading, each strategy alone, the whole audit",
+    )
     parser.add_argument("--one", nargs=2, metavar=("ENGINE", "INPUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     strategies = args.strategies
     if args.one:  # the child process of one measurement
         print(json.dumps(run_one(args.one[0], Path(args.one[1]), args.out, strategies)))
+        return
+    if args.breakdown:
+        names = tuple(strategies.split(",")) if strategies else None
+        breakdown(fleet(args.out, args.small, args.seed), args.breakdown, names)
         return
     if args.profile:
         names = tuple(strategies.split(",")) if strategies else None
