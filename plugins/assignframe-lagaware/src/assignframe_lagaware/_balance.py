@@ -15,6 +15,7 @@ from collections import defaultdict
 from assignframe import GroupSubscription, TopicPartition
 
 from ._common import lag_of
+from ._exact import Holdings
 
 #: How many of the lightest (heaviest) members a swap round tries as partners.
 PARTNERS = 6
@@ -25,7 +26,8 @@ class LagLedger:
 
     Per member and topic, holdings are kept as a sorted list of ``(lag, partition number)``
     pairs: swaps then search with bisect on plain ints, with no TopicPartition hashing in the
-    inner loop.
+    inner loop. ``holdings`` and ``reassign`` hand the assignment to the exact search
+    (``_exact``) and take its answer back.
     """
 
     def __init__(self, group: GroupSubscription, lags: dict[TopicPartition, int]) -> None:
@@ -66,6 +68,33 @@ class LagLedger:
             ]
             for member, held in self.held.items()
         }
+
+    def holdings(self) -> Holdings:
+        """The current assignment in the index form the exact search works on."""
+        members = sorted(self.held)
+        topics = sorted({t for held in self.held.values() for t, items in held.items() if items})
+        topic_index = {t: i for i, t in enumerate(topics)}
+        member_topics = [
+            sorted(topic_index[t] for t in set(self.group.members[m].topics) if t in topic_index)
+            for m in members
+        ]
+        placed = sorted(
+            (-lag, topic_index[t], p, m)
+            for m, member in enumerate(members)
+            for t, items in self.held[member].items()
+            for lag, p in items
+        )
+        items = [(-negative_lag, t, p) for negative_lag, t, p, _ in placed]
+        return Holdings(members, topics, member_topics, items, [m for *_, m in placed])
+
+    def reassign(self, holdings: Holdings, owner: list[int]) -> None:
+        """Replace the assignment by ``owner`` (indices into ``holdings``)."""
+        for member in self.held:
+            self.held[member] = defaultdict(list)
+            self.total_lag[member] = 0
+            self.counts[member] = 0
+        for (lag, t, p), m in zip(holdings.items, owner, strict=True):
+            self._add(holdings.members[m], holdings.topics[t], (lag, p))
 
     def even_out(self, tolerance: float = 0.0, max_swaps: int | None = None) -> int:
         """Swap until the heaviest member is within ``(1 + tolerance)`` of the mean, or no swap
@@ -128,10 +157,10 @@ class LagLedger:
                                 None if take[1] < 0 else take)
         if best is None:
             return False
-        _, topic, give, take = best
+        _, topic, give, taken = best
         self._remove(heavy, topic, give)
         self._add(light, topic, give)
-        if take is not None:
-            self._remove(light, topic, take)
-            self._add(heavy, topic, take)
+        if taken is not None:
+            self._remove(light, topic, taken)
+            self._add(heavy, topic, taken)
         return True
