@@ -29,14 +29,18 @@ from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
-from .types import Assignment, Subscription, TopicPartitions
+from .types import Assignment, CooperativeUserData, StickyUserData, Subscription, TopicPartitions
 
 __all__ = [
     "NotFast",
     "clear_caches",
     "decode_assignment",
+    "decode_cooperative_user_data",
+    "decode_sticky_user_data",
     "decode_subscription",
     "encode_assignment",
+    "encode_cooperative_user_data",
+    "encode_sticky_user_data",
     "encode_subscription",
 ]
 
@@ -254,6 +258,49 @@ def decode_assignment(data: bytes, new: Any = _new, cls: type = Assignment) -> A
     fields["assigned_partitions"] = groups
     fields["user_data"] = user_data
     return assignment
+
+
+# The assignors' user data (no version prefix). Only the unambiguous cases are decoded here:
+# bytes that are exactly the V1 layout (groups, then a generation) or exactly V0 (groups only).
+# Java tries V1 first, so exact V1 bytes are V1 and exact V0 bytes (V1 lacks its generation)
+# are V0; trailing bytes and everything else are the declarations' to judge.
+def decode_sticky_user_data(data: bytes, version: int | None) -> StickyUserData:
+    """StickyAssignor user data; ``version`` None tries V1 then V0, 1 or 0 forces one."""
+    if type(data) is not bytes:
+        raise NotFast
+    groups, pos = _groups(data, 0)
+    if pos + 4 == len(data) and version != 0:
+        (generation,) = _INT32(data, pos)
+        return StickyUserData("V1", groups, generation)
+    if pos == len(data) and version != 1:
+        return StickyUserData("V0", groups, None)
+    raise NotFast
+
+
+def decode_cooperative_user_data(data: bytes) -> CooperativeUserData:
+    """Java's bare int32 generation (exactly 4 bytes) or exactly a sticky V1 blob."""
+    if type(data) is not bytes:
+        raise NotFast
+    if len(data) == 4:
+        return CooperativeUserData("java-generation", _INT32(data, 0)[0], None)
+    groups, pos = _groups(data, 0)
+    if pos + 4 != len(data):
+        raise NotFast
+    return CooperativeUserData("sticky-v1", _INT32(data, pos)[0], groups)
+
+
+def encode_sticky_user_data(runs: list[tuple[str, list[int]]], generation: int | None) -> bytes:
+    """V1 (``generation`` given) or V0; runs already grouped as Java writes them."""
+    out: list[bytes] = []
+    _runs_out(runs, out)
+    if generation is not None:
+        out.append(_PACK_INT32(generation))
+    return b"".join(out)
+
+
+def encode_cooperative_user_data(generation: int) -> bytes:
+    """Java's layout: the int32 generation."""
+    return _PACK_INT32(generation)
 
 
 # --------------------------------------------------------------------------- encoding

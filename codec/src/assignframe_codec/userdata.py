@@ -17,7 +17,8 @@ from typing import Any
 
 from construct import Struct
 
-from .consumer import group_in_order, topic_partition_pairs
+from . import fastpath
+from .consumer import group_in_order, topic_partition_pairs, topic_runs
 from .engine import Format, as_bytes, from_value
 from .errors import CodecError, EncodeError, InvalidVersionError, reporting
 from .primitives import Array, Int32, String
@@ -89,6 +90,11 @@ LAYOUTS = {"V0": 0, "V1": 1}
 # --------------------------------------------------------------------------- sticky
 def decode_sticky_user_data(data: bytes, version: int | None = None) -> StickyUserData:
     """V1, else V0 (Java's fallback); ``version`` 0/1 forces one layout."""
+    if version in (None, 0, 1):
+        try:
+            return fastpath.decode_sticky_user_data(data, version)
+        except Exception:  # noqa: BLE001 - the declarations decide, and explain failures
+            pass
     with reporting("StickyAssignorUserData", version):
         data = as_bytes(data)
         if version == 0:
@@ -116,6 +122,10 @@ def encode_sticky_user_data(previous_assignment: Iterable[Any], generation: int 
     duck-typed, so the codec does not depend on the core).
     """
     pairs = topic_partition_pairs(map(_as_pair_or_group, previous_assignment))
+    try:
+        return fastpath.encode_sticky_user_data(topic_runs(pairs, merge=True), generation)
+    except Exception:  # noqa: BLE001 - the declaration decides, and explains failures
+        pass
     value = StickyUserData(
         layout="V0" if generation is None else "V1",
         previous_assignment=group_in_order(pairs, merge=True),
@@ -170,6 +180,10 @@ def _flatten(groups: tuple[TopicPartitions, ...]) -> tuple[tuple[str, int], ...]
 def decode_cooperative_user_data(data: bytes) -> CooperativeUserData:
     """"sticky-v1" when the bytes are exactly a sticky V1 blob (and not just 4 bytes), else
     Java's "java-generation" (first int32, trailing bytes ignored as Java does)."""
+    try:
+        return fastpath.decode_cooperative_user_data(data)
+    except Exception:  # noqa: BLE001 - the declarations decide, and explain failures
+        pass
     with reporting("CooperativeStickyAssignorUserData", 0):
         data = as_bytes(data)
         if len(data) != 4:
@@ -187,6 +201,10 @@ def decode_cooperative_user_data(data: bytes) -> CooperativeUserData:
 
 def encode_cooperative_user_data(generation: int) -> bytes:
     """Java's layout: the int32 generation (-1 before the first assignment)."""
+    try:
+        return fastpath.encode_cooperative_user_data(generation)
+    except Exception:  # noqa: BLE001 - the declaration decides, and explains failures
+        pass
     return encode_cooperative_value({"generation": generation})
 
 
