@@ -148,9 +148,15 @@ def _group_header(data: bytes, pos: int) -> tuple[tuple[str, Unpacker, int], int
 
 # Defaults bind caches and constructors as locals (fewer lookups per call); callers never pass
 # them. Not keyword-only: CPython 3.11 specializes calls to such functions, not to those.
+# TopicPartitions is slotted: its fields are set through the slots' own descriptors.
+_SET_TOPIC = vars(TopicPartitions)["topic"].__set__
+_SET_PARTITIONS = vars(TopicPartitions)["partitions"].__set__
+
+
 def _groups(data: bytes, pos: int, headers: dict = _GROUP_HEADERS,
             unpackers: dict = _UNPACK_INT32S, new: Any = _new,
-            cls: type = TopicPartitions) -> tuple[tuple[TopicPartitions, ...], int]:
+            cls: type = TopicPartitions, set_topic: Any = _SET_TOPIC,
+            set_partitions: Any = _SET_PARTITIONS) -> tuple[tuple[TopicPartitions, ...], int]:
     (count,) = _INT32(data, pos)
     pos += 4
     if count < 0 or count * 6 > len(data) - pos:  # a group takes at least 6 bytes
@@ -177,9 +183,8 @@ def _groups(data: bytes, pos: int, headers: dict = _GROUP_HEADERS,
                     headers.clear()
                 headers[key] = header
         topic, unpack, width = header
-        fields = group.__dict__
-        fields["topic"] = topic
-        fields["partitions"] = unpack(data, end)
+        set_topic(group, topic)
+        set_partitions(group, unpack(data, end))
         pos = end + width
     return groups, pos
 

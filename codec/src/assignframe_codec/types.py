@@ -44,6 +44,8 @@ UNKNOWN_TAGS = "unknown_tagged_fields"
 class Message:
     """Base of the typed structs: version-aware ``to_dict`` with Kafka's snake_case names."""
 
+    __slots__ = ()  # lets a subclass declare slots (TopicPartitions); the others keep a __dict__
+
     _windows: ClassVar[Mapping[str, tuple[int, int | None]]] = {}
     _elements: ClassVar[Mapping[str, type[Message]]] = {}
 
@@ -81,9 +83,12 @@ def _plain(value: Any, version: int | None) -> Any:
 
 
 # --------------------------------------------------------------------------- consumer protocol
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TopicPartitions(Message):
-    """One topic and some of its partitions, as grouped on the wire."""
+    """One topic and some of its partitions, as grouped on the wire.
+
+    Slotted: a leader may hold millions (sticky user data), at ~48 bytes each without a dict.
+    """
 
     topic: str
     partitions: tuple[int, ...]
