@@ -376,15 +376,17 @@ class GroupRunner:
         members: dict[str, Member] = {}
         for join in joins:
             instance_id = join.consumer.group_instance_id
-            member = None
-            if join.metadata is not None and join.subscription is None:  # wire=False
+            metadata = join.metadata
+            if (
+                join.subscription is None  # wire=False
+                and metadata is not None
+                and wire.reads_back_as_is(metadata.user_data)
+            ):
                 user_data = self._pm.decode_user_data(
-                    strategy, join.member_id, join.metadata.user_data, wire.WIRE_VERSION
+                    strategy, join.member_id, metadata.user_data, wire.WIRE_VERSION
                 )
-                member = wire.member_from_metadata(
-                    join.member_id, join.metadata, instance_id, user_data
-                )
-            if member is None:
+                member = wire.member_from_metadata(join.member_id, metadata, instance_id, user_data)
+            else:
                 decoded = _decode_subscription(join.subscription_bytes)
                 user_data = self._pm.decode_user_data(
                     strategy, join.member_id, decoded.user_data, decoded.version
@@ -409,10 +411,10 @@ class GroupRunner:
         """Each consumer reads its bytes and updates its state; returns cooperative revocations."""
         revoked: dict[str, tuple[TopicPartition, ...]] = {}
         for join in joins:
-            received = None
-            if not self.wire:
-                received = wire.received_assignment(assignment.assignments[join.member_id])
-            if received is None:
+            sent = assignment.assignments[join.member_id]
+            if not self.wire and wire.reads_back_as_is(sent.user_data):
+                received = wire.received_assignment(sent)
+            else:
                 received = _decode_member_assignment(assignment_bytes[join.member_id])
             before = self._states[join.member_id]
             joined = MemberState(join.owned_at_join, before.generation, before.strategy_state)

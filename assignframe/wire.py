@@ -22,6 +22,7 @@ __all__ = [
     "encode_subscription_metadata",
     "member_from_metadata",
     "member_from_subscription",
+    "reads_back_as_is",
     "received_assignment",
     "wire_order",
 ]
@@ -66,20 +67,25 @@ def member_from_subscription(
     )
 
 
+def reads_back_as_is(user_data: object) -> bool:
+    """True when ``user_data`` is what decoding its encoding gives back (``bytes`` or None), so
+    :func:`member_from_metadata` and :func:`received_assignment` may stand in for the codec.
+    Anything else (a bytearray, a wrong type) is the codec's to convert or refuse."""
+    return user_data is None or type(user_data) is bytes
+
+
 def member_from_metadata(
     member_id: str,
     metadata: SubscriptionMetadata,
     group_instance_id: str | None,
     decoded_user_data: Any,
-) -> Member | None:
+) -> Member:
     """What :func:`member_from_subscription` gives for the bytes ``metadata`` encodes to, without
     the bytes: topics and owned partitions in Java's order (``encode_subscription`` sorts them),
-    a negative generation as -1, version :data:`WIRE_VERSION`. None when only the codec can tell
-    (user data that is not ``bytes``: the codec converts or refuses it).
+    a negative generation as -1, version :data:`WIRE_VERSION`. Only for user data that
+    :func:`reads_back_as_is`.
     """
     user_data = metadata.user_data
-    if user_data is not None and type(user_data) is not bytes:
-        return None
     return Member(
         member_id=member_id,
         topics=tuple(sorted(metadata.topics, key=codec.java_string_key)),
@@ -93,18 +99,15 @@ def member_from_metadata(
     )
 
 
-def received_assignment(assignment: MemberAssignment) -> MemberAssignment | None:
+def received_assignment(assignment: MemberAssignment) -> MemberAssignment:
     """What :func:`decode_member_assignment` gives for the bytes of ``assignment``, without the
     bytes: partitions grouped by topic in order of first appearance, partition order kept
-    (``encode_member_assignment``). None when only the codec can tell (non-``bytes`` user data).
+    (``encode_member_assignment``). Only for user data that :func:`reads_back_as_is`.
     """
-    user_data = assignment.user_data
-    if user_data is not None and type(user_data) is not bytes:
-        return None
     partitions = wire_order(assignment.partitions)
     if partitions is assignment.partitions:
         return assignment
-    return MemberAssignment(partitions, user_data)
+    return MemberAssignment(partitions, assignment.user_data)
 
 
 def wire_order(partitions: tuple[TopicPartition, ...]) -> tuple[TopicPartition, ...]:

@@ -8,8 +8,10 @@ from __future__ import annotations
 import pytest
 
 from assignframe import plugins
+from assignframe import wire as wire_module
 from assignframe.audit.fleet import fleet_snapshots
 from assignframe.audit.snapshot import MalformedSnapshot, read_snapshot
+from assignframe.model import SubscriptionMetadata
 from assignframe.runner import Consumer, GroupRunner
 
 GROUPS = 60
@@ -72,14 +74,45 @@ def test_wire_false_plays_the_rounds_the_bytes_play(strategy):
 
 
 def test_user_data_the_shortcut_cannot_vouch_for_goes_through_the_codec():
-    from assignframe import wire
-    from assignframe.model import MemberAssignment, SubscriptionMetadata
+    """A strategy handing out a bytearray: the codec turns it into bytes on the wire, so both
+    runner modes must show the leader and the members bytes."""
+    from core_strategies import Modulo
 
-    odd = SubscriptionMetadata(("t",), user_data=bytearray(b"\x00\x01"))
-    assert wire.member_from_metadata("a", odd, None, None) is None
-    assert wire.received_assignment(MemberAssignment((), memoryview(b"\x01"))) is None
+    from assignframe import Cluster, hookimpl
+    from assignframe.plugins import isolated_plugin_manager
+
+    class Loose(Modulo):
+        name = "loose"
+
+        def subscription_user_data(self, topics, state):
+            return bytearray(b"\x00\x01")
+
+        def decode_user_data(self, user_data, subscription_version):
+            return type(user_data).__name__
+
+    class Plugin:
+        @hookimpl
+        def register_strategies(self, registry):
+            registry.add(Loose)
+
+    pm = isolated_plugin_manager([Plugin()])
+    assert not wire_module.reads_back_as_is(bytearray(b"\x00\x01"))
+    results = []
+    for through_bytes in (True, False):
+        runner = GroupRunner("loose", cluster=Cluster({"t": 3}), pm=pm, wire=through_bytes)
+        played = runner.rebalance([Consumer("a", ("t",)), Consumer("b", ("t",))])
+        results.append(played.final)
+    for round_ in results:
+        member = round_.group.members["a"]
+        assert member.user_data == b"\x00\x01" and type(member.user_data) is bytes
+        assert member.decoded_user_data == "bytes"
+    assert results[0].group == results[1].group
+    assert dict(results[0].subscriptions) == dict(results[1].subscriptions)
+
+
+def test_member_from_metadata_is_what_the_bytes_decode_to():
     plain = SubscriptionMetadata(("b", "a"), user_data=b"\x01", generation=-7)
-    member = wire.member_from_metadata("a", plain, None, None)
-    decoded = wire.decode_subscription(wire.encode_subscription_metadata(plain))
-    assert member == wire.member_from_subscription("a", decoded, None, None)
+    member = wire_module.member_from_metadata("a", plain, None, None)
+    decoded = wire_module.decode_subscription(wire_module.encode_subscription_metadata(plain))
+    assert member == wire_module.member_from_subscription("a", decoded, None, None)
     assert member.topics == ("a", "b") and member.generation == -1
