@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -480,11 +481,9 @@ class _EncodedOnRead(Mapping[str, bytes]):
 def _subscriptions(joins: Sequence[_Join]) -> Mapping[str, bytes]:
     if all(join.subscription is not None for join in joins):
         return {join.member_id: join.subscription_bytes for join in joins}
-    return _EncodedOnRead({join.member_id: join for join in joins}, _join_bytes)
-
-
-def _join_bytes(join: _Join) -> bytes:
-    return join.subscription_bytes
+    return _EncodedOnRead(
+        {join.member_id: join for join in joins}, operator.attrgetter("subscription_bytes")
+    )
 
 
 def _encode_subscription(metadata: SubscriptionMetadata) -> bytes:

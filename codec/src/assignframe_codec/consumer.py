@@ -123,10 +123,6 @@ def decode_subscription_wire(data: bytes) -> Subscription:
         return fastpath.decode_subscription(data)
     except Exception:  # noqa: BLE001 - the declaration decides, and explains failures
         pass
-    return _subscription_by_declaration(data)
-
-
-def _subscription_by_declaration(data: Any) -> Subscription:
     # Error reporting costs a context manager per call: only the declaration's path needs it.
     with reporting("ConsumerProtocolSubscription"):
         return decode_by_declaration(SUBSCRIPTION_FORMAT, data, "subscription")
@@ -135,15 +131,7 @@ def _subscription_by_declaration(data: Any) -> Subscription:
 def decode_subscription(data: bytes) -> Subscription:
     """What ``ConsumerProtocol.deserializeSubscription`` returns: an empty ``rack_id`` reads
     as None and a negative ``generation_id`` as -1 (absent)."""
-    # The fast path is called here, not through decode_subscription_wire: one call less on
-    # the path every member's subscription takes.
-    subscription: Subscription | None
-    try:
-        subscription = fastpath.decode_subscription(data)
-    except Exception:  # noqa: BLE001 - the declaration decides, and explains failures
-        subscription = None
-    if subscription is None:
-        subscription = _subscription_by_declaration(data)
+    subscription = decode_subscription_wire(data)
     if subscription.generation_id < -1 or subscription.rack_id == "":
         subscription = replace(subscription, generation_id=max(subscription.generation_id, -1),
                                rack_id=subscription.rack_id or None)
@@ -191,28 +179,19 @@ def encode_subscription(
 
 
 # --------------------------------------------------------------------------- assignment
-def decode_assignment_wire(data: bytes) -> Assignment:
-    """The struct exactly as written (a repeated topic stays a separate group)."""
+def decode_assignment(data: bytes) -> Assignment:
+    """What ``ConsumerProtocol.deserializeAssignment`` reads: the struct exactly as written (a
+    repeated topic stays a separate group)."""
     try:
         return fastpath.decode_assignment(data)
     except Exception:  # noqa: BLE001 - the declaration decides, and explains failures
         pass
-    return _assignment_by_declaration(data)
-
-
-def _assignment_by_declaration(data: Any) -> Assignment:
     with reporting("ConsumerProtocolAssignment"):
         return decode_by_declaration(ASSIGNMENT_FORMAT, data, "assignment")
 
 
-def decode_assignment(data: bytes) -> Assignment:
-    """What ``ConsumerProtocol.deserializeAssignment`` reads (groups kept as on the wire)."""
-    # Same as decode_assignment_wire, without its call on the path every member takes.
-    try:
-        return fastpath.decode_assignment(data)
-    except Exception:  # noqa: BLE001 - the declaration decides, and explains failures
-        pass
-    return _assignment_by_declaration(data)
+#: Java reads an assignment exactly as written, so the "wire" reading is the same function.
+decode_assignment_wire = decode_assignment
 
 
 def encode_assignment_value(value: Assignment | dict, version: int | None = None) -> bytes:
