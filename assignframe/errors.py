@@ -12,7 +12,8 @@
     ├── StrategyResultError          a strategy or hook returned something that is not an assignment
     ├── UserDataError                a member's user data cannot be decoded by its strategy
     ├── InvalidAssignmentError       an assignment breaks the group's rules (double owned, ...)
-    └── ScenarioError                a scenario or group file is malformed (names file, line, field)
+    ├── ScenarioError                a scenario or group file is malformed (names file, line, field)
+    └── MalformedSnapshot            a group snapshot row cannot be read (says which field and why)
 
     assignframe_codec.CodecError     (ValueError) bytes that are not what they claim; keeps the
                                      kind, version, construct field path and byte offset
@@ -30,6 +31,7 @@ __all__ = [
     "InconsistentGroupProtocolError",
     "InvalidAssignmentError",
     "InvalidStrategyError",
+    "MalformedSnapshot",
     "PluginError",
     "ScenarioError",
     "StrategyResultError",
@@ -81,3 +83,7 @@ class InvalidAssignmentError(AssignframeError):
 
 class ScenarioError(AssignframeError, ValueError):
     """A scenario, group or snapshot file is malformed; the message names where."""
+
+
+class MalformedSnapshot(AssignframeError, ValueError):
+    """A group snapshot (a JSON line or Parquet row) is not readable; the message says why."""

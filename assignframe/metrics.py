@@ -43,6 +43,7 @@ __all__ = [
     "balance_score",
     "is_balanced",
     "lag_per_member",
+    "metrics_record",
     "movement",
     "round_metrics",
     "validate_assignment",
@@ -75,6 +76,13 @@ class Validity:
     def is_valid(self) -> bool:
         """Nothing is wrong (withheld partitions are not a fault: the follow-up assigns them)."""
         return not (self.double_owned or self.unowned or self.non_subscriber or self.unknown)
+
+    @property
+    def problem_count(self) -> int:
+        """How many faults (withheld partitions are not faults)."""
+        return (
+            len(self.double_owned) + len(self.unowned) + len(self.non_subscriber) + len(self.unknown)
+        )
 
     @property
     def is_complete(self) -> bool:
@@ -139,8 +147,20 @@ class RoundMetrics:
         """max - min partitions per member."""
         return self.max_partitions - self.min_partitions
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
+    def as_dict(self, rounds: int | None = None) -> dict[str, Any]:
+        """The one metrics record every tool shows (decode, simulate, audit, report, CLI).
+
+        Flat keys with plain values; ``idle_members`` is a count (``idle_member_ids`` the
+        members), ``validity`` the detail. ``rounds`` is added when given (rounds a rebalance
+        took, follow-ups included).
+        """
+        validity = self.validity
+        record: dict[str, Any] = {
+            "valid": validity.is_valid,
+            "complete": validity.is_complete,
+            "problems": "" if validity.is_valid else validity.describe(),
+            "problem_count": validity.problem_count,
+            "withheld": len(validity.withheld),
             "members": self.members,
             "partitions_assigned": self.partitions_assigned,
             "balance_score": self.balance_score,
@@ -148,14 +168,18 @@ class RoundMetrics:
             "min_partitions": self.min_partitions,
             "max_partitions": self.max_partitions,
             "spread": self.spread,
-            "idle_members": list(self.idle_members),
+            "idle_members": len(self.idle_members),
+            "idle_member_ids": list(self.idle_members),
             "partitions_kept": self.partitions_kept,
             "partitions_moved": self.partitions_moved,
             "lag_per_member": None if self.lag_per_member is None else dict(self.lag_per_member),
             "lag_spread": self.lag_spread,
             "lag_ratio": self.lag_ratio,
-            "validity": self.validity.as_dict(),
+            "validity": validity.as_dict(),
         }
+        if rounds is not None:
+            record["rounds"] = rounds
+        return record
 
 
 def round_metrics(
@@ -191,6 +215,19 @@ def round_metrics(
             group, assignment, owners_per_partition, cooperative=cooperative
         ),
     )
+
+
+def metrics_record(
+    group: GroupSubscription,
+    assignment: GroupAssignment,
+    previous: GroupAssignment | None = None,
+    owners_per_partition: int = 1,
+    rounds: int | None = None,
+) -> dict[str, Any]:
+    """:meth:`RoundMetrics.as_dict` of one assignment, the cooperative rule applied: what every
+    tool reports for an assignment (eager members claim nothing, so the rule is safe for them)."""
+    metrics = round_metrics(group, assignment, previous, owners_per_partition, cooperative=True)
+    return metrics.as_dict(rounds)
 
 
 def balance_score(partition_counts: Iterable[int]) -> int:

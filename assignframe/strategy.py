@@ -40,6 +40,7 @@ Optional methods, each with a sensible default:
 * ``subscription_user_data(topics, state)``: bytes for the JoinGroup subscription (None = null).
 * ``decode_user_data(user_data, subscription_version)``: parse another member's user data; the
   result lands in ``Member.decoded_user_data``. Raise ``UserDataError`` for bytes you cannot read.
+* ``describe_user_data(decoded)``: a JSON view of that result, which ``assignframe decode`` shows.
 * ``on_assignment(assignment, generation, state)``: the consumer's next ``MemberState``.
 * ``owners_per_partition(group)``: how many members each subscribed partition goes to (1).
 
@@ -53,6 +54,7 @@ import abc
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from .jsonview import json_value
 from .model import (
     GroupAssignment,
     GroupSubscription,
@@ -112,6 +114,14 @@ class Strategy(abc.ABC):
     def decode_user_data(self, user_data: bytes | None, subscription_version: int) -> Any:
         """Decode a member's user data for ``assign``; stored as ``Member.decoded_user_data``."""
         return None
+
+    def describe_user_data(self, decoded: Any) -> Any:
+        """A JSON view of what :meth:`decode_user_data` returned, for people (``decode``).
+
+        The default converts dataclasses, sequences and bytes generically; override it to name
+        the layout or the fields the way your documentation does.
+        """
+        return json_value(decoded)
 
     def on_assignment(
         self, assignment: MemberAssignment, generation: int, state: MemberState

@@ -129,7 +129,7 @@ def breakdown(path: Path, groups: int, strategies: tuple[str, ...] | None) -> No
     from dataclasses import replace
 
     from assignframe.audit.group import audit_group
-    from assignframe.audit.snapshot import MalformedSnapshot, read_snapshot
+    from assignframe.snapshot import MalformedSnapshot, read_snapshot
     from assignframe.model import GroupSubscription
 
     context = AuditContext.create(strategies)

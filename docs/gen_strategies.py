@@ -127,7 +127,7 @@ def _cli_json(arguments: list[str]) -> dict:
 def _unbalanced_row(shown: str, result: dict) -> str:
     per_member = [result["assignment"][f"c{i}"] for i in range(10)]
     listed = ", ".join(" ".join(f"{t}-{p}" for t, p in ps) or "–" for ps in per_member)
-    idle = len(result["metrics"]["idle_members"])
+    idle = result["metrics"]["idle_members"]
     most = result["metrics"]["max_partitions"]
     return f"| {shown} | {listed} | {len(per_member) - idle} | {idle} | {most} |"
 

@@ -17,7 +17,7 @@ from .fleet import fleet_snapshots, write_fleet
 from .group import audit_group, snapshot_view
 from .options import AuditOptions
 from .recommend import Recommendation, recommend
-from .snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
+from ..snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
 
 __all__ = [
     "ENGINES",

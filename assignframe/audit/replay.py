@@ -26,8 +26,8 @@ from typing import Any
 from ..model import GroupAssignment
 from ..plugins import PluginManager
 from ..runner import Consumer, GroupRunner
-from ..simulate.metrics import assignment_metrics
-from .snapshot import GroupSnapshot
+from ..metrics import metrics_record
+from ..snapshot import GroupSnapshot
 
 __all__ = [
     "ALL_STRATEGIES",
@@ -121,7 +121,7 @@ def _replay(snapshot: GroupSnapshot, strategy: str, context: AuditContext) -> St
     runner.adopt(snapshot.current, max(snapshot.generation, 1))
     result = runner.rebalance(consumers, lags=snapshot.lags)
     final = result.final
-    metrics = assignment_metrics(
+    metrics = metrics_record(
         final.group,
         final.assignment,
         snapshot.current,

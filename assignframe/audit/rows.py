@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..metrics import round_metrics
+from ..snapshot import GroupSnapshot, snapshot_metrics
 from .recommend import Recommendation
 from .replay import StrategyOutcome
-from .snapshot import GroupSnapshot
 
 __all__ = ["COLUMNS", "badness", "current_metrics", "group_rows"]
 
@@ -52,22 +51,8 @@ COLUMN_NAMES = tuple(name for name, _ in COLUMNS)
 
 
 def current_metrics(snapshot: GroupSnapshot) -> dict[str, Any]:
-    """Validity and balance of the assignment the group has now."""
-    metrics = round_metrics(snapshot.subscription(), snapshot.current)
-    validity = metrics.validity
-    return {
-        "valid": validity.is_valid,
-        "problems": "" if validity.is_valid else validity.describe(),
-        "problem_count": len(validity.double_owned)
-        + len(validity.unowned)
-        + len(validity.non_subscriber)
-        + len(validity.unknown),
-        "balance_score": metrics.balance_score,
-        "spread": metrics.spread,
-        "idle_members": len(metrics.idle_members),
-        "lag_spread": metrics.lag_spread,
-        "partitions_assigned": metrics.partitions_assigned,
-    }
+    """Validity and metrics of the assignment the group has now (the core's one record)."""
+    return snapshot_metrics(snapshot).as_dict()
 
 
 def badness(row: dict[str, Any]) -> tuple[int, int, int, int]:

@@ -27,7 +27,7 @@ from .output import write_json
 from .reader import input_format
 from .replay import AuditContext
 from .rows import COLUMNS
-from .snapshot import MalformedSnapshot
+from ..snapshot import MalformedSnapshot
 from .summary import GROUP_SUMS, STRATEGY_SUMS, Aggregates, summary_document
 
 __all__ = ["run_spark", "spark_session"]

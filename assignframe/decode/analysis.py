@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..metrics import round_metrics
-from ..model import GroupAssignment
 from ..plugins import PluginManager
-from .replay import group_subscription, replay_snapshot
+from ..snapshot import GroupSnapshot, snapshot_metrics
+from .replay import replay_snapshot
+from .snapshots import group_snapshot
 from .timeline import GroupTimeline, Snapshot
 
-__all__ = ["analyse", "assignment_changes", "owners", "snapshot_metrics"]
+__all__ = ["analyse", "assignment_changes", "generation_metrics", "owners"]
 
 Partition = tuple[str, int]
 
@@ -67,31 +67,16 @@ def assignment_changes(previous: Snapshot | None, current: Snapshot) -> dict[str
     return changes
 
 
-def _group_assignment(snapshot: Snapshot) -> GroupAssignment:
-    return GroupAssignment.from_partitions(
-        {
-            m: (r.effective_assignment or {}).get("partitions") or ()
-            for m, r in snapshot.members.items()
-        }
-    )
-
-
-def snapshot_metrics(snapshot: Snapshot, previous: Snapshot | None = None) -> dict[str, Any]:
-    """The core's :func:`~assignframe.metrics.round_metrics` of one generation, plus counts.
-
-    A cooperative round that revokes partitions leaves them unassigned until the follow-up round:
-    its validity lists them as ``withheld`` (a member that loses them still claims them in its
-    subscription), not as ``unowned``. Eager members claim nothing, so checking every round this
-    way changes nothing for them.
-    """
-    assignment = _group_assignment(snapshot)
-    before = _group_assignment(previous) if previous is not None else None
-    group = group_subscription(snapshot)
-    metrics = round_metrics(group, assignment, before, cooperative=True).as_dict()
+def generation_metrics(
+    typed: GroupSnapshot, previous: GroupSnapshot | None = None
+) -> dict[str, Any]:
+    """The core's metrics record of one generation (:func:`assignframe.snapshot.snapshot_metrics`:
+    a cooperative round's revoked partitions are ``withheld``, not unowned), plus the count
+    each member holds."""
+    metrics = snapshot_metrics(typed, previous.current if previous else None).as_dict()
     metrics["partitions_per_member"] = {
-        m: len(a.partitions) for m, a in assignment.assignments.items()
+        m: len(a.partitions) for m, a in typed.current.assignments.items()
     }
-    metrics["complete"] = snapshot.complete
     return metrics
 
 
@@ -108,10 +93,13 @@ def analyse(
     replay: str | None = None,
     manager: PluginManager | None = None,
 ) -> None:
-    """Fill ``changes``, ``metrics`` (and ``replay`` when a strategy name is given) in place."""
+    """Fill ``typed``, ``changes``, ``metrics`` (and ``replay`` when a strategy name is given)
+    in place."""
     for timeline in timelines:
+        for snapshot in timeline.snapshots:
+            snapshot.typed = group_snapshot(snapshot)
         for previous, snapshot in _with_previous(timeline.snapshots):
             snapshot.changes = assignment_changes(previous, snapshot)
-            snapshot.metrics = snapshot_metrics(snapshot, previous)
+            snapshot.metrics = generation_metrics(snapshot.typed, previous and previous.typed)
             if replay:
                 snapshot.replay = replay_snapshot(snapshot, replay, manager)

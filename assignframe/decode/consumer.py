@@ -1,19 +1,12 @@
 """ConsumerProtocol payloads inside JoinGroup/SyncGroup, as JSON-ready dicts.
 
-Subscriptions and assignments are read by :mod:`assignframe_codec`; the user data inside a
-subscription is read according to the protocol (assignor) name the group chose:
+Subscriptions and assignments are read by :mod:`assignframe_codec`. The user data inside a
+subscription belongs to the strategy the group chose: it is read by that strategy's own
+``decode_user_data`` hook when the strategy is installed (and shown through its
+``describe_user_data``), else shown as hex with the note "no installed strategy reads it". No
+strategy's layout is known here.
 
-=========================  ============================================================
-protocol                   user data read as
-=========================  ============================================================
-``sticky``                 StickyAssignor V1 (previous assignment + generation), else V0;
-                           else kafka-python's layout: int16 version (0/1), then V0/V1
-``cooperative-sticky``     4 bytes: Java's int32 generation; longer: librdkafka's layout,
-                           which is the sticky V1 layout (previous assignment + generation)
-anything else              not decoded (hex only)
-=========================  ============================================================
-
-Empty and null user data both decode to ``None`` (the hex field keeps them apart).
+Empty and null user data both read as ``None`` (the hex field keeps them apart).
 """
 
 from __future__ import annotations
@@ -22,7 +15,12 @@ from typing import Any
 
 import assignframe_codec as codec
 
+from ..errors import AssignframeError
+from ..plugins import PluginManager, get_plugin_manager
+
 __all__ = ["hex_or_none", "read_assignment", "read_subscription", "read_user_data"]
+
+NO_READER = "no installed strategy reads it"
 
 
 def hex_or_none(data: bytes | None) -> str | None:
@@ -33,47 +31,32 @@ def _pairs(groups: Any) -> list[list[Any]]:
     return [[group.topic, partition] for group in groups or () for partition in group.partitions]
 
 
-_COOPERATIVE_LAYOUTS = {
-    "java-generation": "cooperative-sticky generation (Java)",
-    "sticky-v1": "cooperative-sticky in the sticky V1 layout (librdkafka)",
-}
+def read_user_data(
+    protocol: str | None,
+    user_data: bytes | None,
+    version: int = 3,
+    member_id: str = "",
+    manager: PluginManager | None = None,
+) -> dict[str, Any] | None:
+    """A subscription's user data read by the strategy named ``protocol``; None when empty.
 
-
-def read_user_data(protocol: str | None, user_data: bytes | None) -> dict[str, Any] | None:
-    """A subscription's user data read for the group's protocol; None when there is nothing to read.
-
-    :raises assignframe_codec.CodecError: the bytes are not what the protocol says
+    :returns: ``{"strategy", "value"}``, or ``{"strategy", "note"}`` when no installed strategy
+        has that name
+    :raises assignframe.UserDataError: the strategy cannot read the bytes
     """
-    if not user_data or protocol not in ("sticky", "cooperative-sticky"):
+    if not user_data:
         return None
-    if protocol == "cooperative-sticky":
-        cooperative = codec.decode_cooperative_user_data(user_data)
-        previous = cooperative.previous_assignment
-        result: dict[str, Any] = {
-            "layout": _COOPERATIVE_LAYOUTS.get(cooperative.layout, cooperative.layout),
-            "generation": cooperative.generation,
-        }
-        if previous is not None:
-            result["previous_assignment"] = _pairs(previous)
-        return result
-    layout_prefix = "sticky"
-    try:
-        sticky = codec.decode_sticky_user_data(user_data)
-    except codec.CodecError:
-        # kafka-python (3.0.x) writes an int16 version before the V0/V1 struct; Java cannot read it
-        version = int.from_bytes(user_data[:2], "big") if len(user_data) >= 2 else -1
-        if version not in (0, 1):
-            raise
-        sticky = codec.decode_sticky_user_data(user_data[2:], version)
-        layout_prefix = "kafka-python sticky (int16 version prefix)"
-    return {
-        "layout": f"{layout_prefix} {sticky.layout}",
-        "previous_assignment": _pairs(sticky.previous_assignment),
-        "generation": sticky.generation,
-    }
+    manager = manager or get_plugin_manager()
+    if protocol is None or protocol not in manager.strategy_names():
+        return {"strategy": protocol, "note": NO_READER}
+    strategy = manager.strategy(protocol)
+    decoded = manager.decode_user_data(strategy, member_id, user_data, version)
+    return {"strategy": protocol, "value": strategy.describe_user_data(decoded)}
 
 
-def read_subscription(metadata: bytes | None, protocol: str | None) -> dict[str, Any]:
+def read_subscription(
+    metadata: bytes | None, protocol: str | None, member_id: str = ""
+) -> dict[str, Any]:
     """A member's JoinGroup metadata: hex, and the decoded subscription (or the error)."""
     result: dict[str, Any] = {"hex": hex_or_none(metadata)}
     if metadata is None:
@@ -93,10 +76,12 @@ def read_subscription(metadata: bytes | None, protocol: str | None) -> dict[str,
         user_data=hex_or_none(subscription.user_data),
     )
     try:
-        result["user_data_decoded"] = read_user_data(protocol, subscription.user_data)
-    except codec.CodecError as exc:
+        result["user_data_decoded"] = read_user_data(
+            protocol, subscription.user_data, subscription.version, member_id
+        )
+    except AssignframeError as exc:
         result["user_data_decoded"] = None
-        result["user_data_error"] = f"CodecError: {exc}"
+        result["user_data_error"] = f"{type(exc).__name__}: {exc}"
     return result
 
 

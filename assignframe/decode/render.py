@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from rich.console import Console, Group
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -102,19 +103,20 @@ def _partitions(pairs: Iterable[Any] | None) -> str:
 
 
 def _user_data(subscription: dict[str, Any]) -> str:
-    decoded = subscription.get("user_data_decoded")
-    if decoded:
-        previous = decoded.get("previous_assignment")
-        text = f"{decoded['layout']}: gen {decoded.get('generation')}"
-        return text + (f", prev {_partitions(previous)}" if previous is not None else "")
+    """The strategy's own view of the user data, else hex (and why it was not read)."""
+    decoded = subscription.get("user_data_decoded") or {}
+    if "value" in decoded:
+        text = json.dumps(decoded["value"], separators=(",", ":"), default=str)
+        return escape(f"{decoded['strategy']}: {text[:120]}{'…' if len(text) > 120 else ''}")
     if subscription.get("user_data_error"):
-        return f"[red]{subscription['user_data_error']}[/]"
+        return f"[red]{escape(subscription['user_data_error'])}[/]"
     raw = subscription.get("user_data")
-    return (
+    shown = (
         "null"
         if raw is None
         else ("empty" if raw == "" else f"0x{raw[:24]}…" if len(raw) > 24 else f"0x{raw}")
     )
+    return shown + (f" ({decoded['note']})" if decoded.get("note") else "")
 
 
 def _member_row(member: MemberRound, leader: str | None) -> list[str]:

@@ -1,59 +1,51 @@
 """``--replay STRATEGY``: what another installed strategy would have assigned for a generation.
 
-The captured subscriptions become a :class:`~assignframe.model.GroupSubscription` (partition counts
-from the capture's Metadata/CreateTopics), and the core's plugin manager runs the strategy exactly
-as the runner would: ``decode_user_data`` for each member, then ``assign`` (checked).
+The generation's typed snapshot (:mod:`.snapshots`) gives the leader's input; the core's plugin
+manager runs the strategy as a leader would: ``decode_user_data`` for each member, then
+``assign`` (checked). A member whose user data the strategy cannot read (it was written by the
+strategy the group really ran) counts as having no prior state for that strategy; the result
+says which members that was, and why.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from ..errors import AssignframeError
-from ..model import Cluster, GroupSubscription, Member, TopicPartition
+from ..errors import AssignframeError, UserDataError
+from ..model import GroupSubscription, Member
 from ..plugins import PluginManager, get_plugin_manager
+from ..strategy import Strategy
+from .snapshots import group_snapshot
 from .timeline import Snapshot
 
-__all__ = ["group_subscription", "replay_snapshot"]
+__all__ = ["replay_snapshot"]
 
 
-def _generation(subscription: dict[str, Any]) -> int:
-    generation = subscription.get("generation_id")
-    return -1 if generation is None else int(generation)
-
-
-def group_subscription(snapshot: Snapshot, decode_user_data: Any = None) -> GroupSubscription:
-    """The leader's input for this generation, rebuilt from the decoded subscriptions."""
-    members = {}
-    for member_id, member in snapshot.members.items():
-        subscription = member.subscription or {}
-        user_data = subscription.get("user_data")
-        user_data_bytes = None if user_data is None else bytes.fromhex(user_data)
-        version = subscription.get("version") or 0
-        decoded = (
-            decode_user_data(member_id, user_data_bytes, version) if decode_user_data else None
-        )
-        members[member_id] = Member(
-            member_id=member_id,
-            topics=tuple(subscription.get("topics") or ()),
-            owned_partitions=tuple(
-                TopicPartition(t, p) for t, p in subscription.get("owned_partitions") or ()
-            ),
-            generation=_generation(subscription),
-            group_instance_id=member.group_instance_id,
-            rack=subscription.get("rack_id"),
-            user_data=user_data_bytes,
-            decoded_user_data=decoded,
-            subscription_version=version,
-        )
-    cluster = Cluster(snapshot.partitions_per_topic)
-    return GroupSubscription(members, cluster, generation=snapshot.generation)
+def _leader_view(
+    snapshot: Snapshot, strategy: Strategy, manager: PluginManager
+) -> tuple[GroupSubscription, list[str]]:
+    typed = snapshot.typed or group_snapshot(snapshot)
+    members: dict[str, Member] = {}
+    unreadable: list[str] = []
+    for member_id, member in typed.members.items():
+        try:
+            decoded = manager.decode_user_data(
+                strategy, member_id, member.user_data, member.subscription_version
+            )
+        except UserDataError as exc:
+            unreadable.append(f"{exc}; replayed as a member with no prior state")
+            decoded = None
+        members[member_id] = dataclasses.replace(member, decoded_user_data=decoded)
+    group = typed.subscription()
+    return dataclasses.replace(group, members=members, generation=snapshot.generation), unreadable
 
 
 def replay_snapshot(
     snapshot: Snapshot, strategy_name: str, manager: PluginManager | None = None
 ) -> dict[str, Any]:
-    """{"strategy", "assignments": {member: [[topic, partition]]}, "same_as_captured"} or "error".
+    """{"strategy", "assignments": {member: [[topic, partition]]}, "same_as_captured",
+    "warnings"} or {"strategy", "error"}.
 
     :param manager: the plugin manager to take the strategy from (default: the installed plugins)
     """
@@ -63,9 +55,7 @@ def replay_snapshot(
     try:
         manager = manager or get_plugin_manager()
         strategy = manager.strategy(strategy_name)
-        group = group_subscription(
-            snapshot, lambda m, data, version: manager.decode_user_data(strategy, m, data, version)
-        )
+        group, warnings = _leader_view(snapshot, strategy, manager)
         assignment = manager.assign(strategy, group)
     except AssignframeError as exc:
         return {**result, "error": f"{type(exc).__name__}: {exc}"}
@@ -78,4 +68,4 @@ def replay_snapshot(
         for member_id, member in snapshot.members.items()
     }
     same = all(sorted(map(tuple, replayed[m])) == captured[m] for m in snapshot.members)
-    return {**result, "assignments": replayed, "same_as_captured": same}
+    return {**result, "assignments": replayed, "same_as_captured": same, "warnings": warnings}

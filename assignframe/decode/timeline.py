@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..snapshot import GroupSnapshot
 from .apis import Message
 from .consumer import read_assignment, read_subscription
 
@@ -55,10 +56,21 @@ class MemberRound:
     subscription_source: str | None = None
     assignment: dict[str, Any] | None = None  # what the leader sent for this member
     received: dict[str, Any] | None = None  # what the member got back in its SyncGroup response
+    # The bytes behind the three views above, as captured (the typed snapshot reads these).
+    subscription_bytes: bytes | None = None
+    assignment_bytes: bytes | None = None
+    received_bytes: bytes | None = None
 
     @property
     def effective_assignment(self) -> dict[str, Any] | None:
         return self.assignment if self.assignment is not None else self.received
+
+    @property
+    def effective_assignment_bytes(self) -> bytes | None:
+        """The bytes of :attr:`effective_assignment` (None when no assignment was seen)."""
+        if self.assignment is not None:
+            return self.assignment_bytes
+        return self.received_bytes if self.received is not None else None
 
 
 @dataclass
@@ -78,6 +90,7 @@ class Snapshot:
     rounds: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # filled by analysis.analyse()
+    typed: GroupSnapshot | None = field(default=None, repr=False)
     changes: dict[str, Any] | None = None
     metrics: dict[str, Any] | None = None
     replay: dict[str, Any] | None = None
@@ -210,7 +223,8 @@ class TimelineBuilder:
                 "error": f"protocol type {snapshot.protocol_type!r} is not ConsumerProtocol",
             }
         else:
-            member.subscription = read_subscription(metadata, snapshot.protocol)
+            member.subscription = read_subscription(metadata, snapshot.protocol, member.member_id)
+        member.subscription_bytes = None if metadata is None else bytes(metadata)
         member.subscription_source = source
 
     def _on_syncgroup_request(self, message: Message) -> None:
@@ -222,7 +236,9 @@ class TimelineBuilder:
         )
         snapshot.leader = snapshot.leader or fields["member_id"]
         for sent in fields["assignments"]:
-            snapshot.member(sent["member_id"]).assignment = read_assignment(sent["assignment"])
+            member = snapshot.member(sent["member_id"])
+            member.assignment = read_assignment(sent["assignment"])
+            member.assignment_bytes = _bytes_or_none(sent["assignment"])
 
     def _on_syncgroup_response(self, request: Message, response: Message) -> None:
         asked, fields, frame = request.fields, response.fields, response.frame
@@ -233,7 +249,9 @@ class TimelineBuilder:
             )
             return
         snapshot = self._snapshot(asked["group_id"], asked["generation_id"], frame.timestamp)
-        snapshot.member(asked["member_id"]).received = read_assignment(fields["assignment"])
+        member = snapshot.member(asked["member_id"])
+        member.received = read_assignment(fields["assignment"])
+        member.received_bytes = _bytes_or_none(fields["assignment"])
         snapshot.synced_at = frame.timestamp
         self._round(
             snapshot,
@@ -296,6 +314,10 @@ class TimelineBuilder:
                 orphan.notes.append("no successful JoinGroup captured for this group")
                 by_group[group_id] = [orphan]
         return [GroupTimeline(group_id, snapshots) for group_id, snapshots in by_group.items()]
+
+
+def _bytes_or_none(data: Any) -> bytes | None:
+    return None if data is None else bytes(data)
 
 
 def _client_side(message: Message) -> str:

@@ -13,12 +13,12 @@ from typing import Any
 
 from ..election import member_rebalance_protocol
 from ..errors import AssignframeError
+from ..metrics import metrics_record
 from ..model import GroupAssignment, GroupSubscription
 from ..plugins import PluginManager, get_plugin_manager
 from ..runner import GroupRunner, Rebalance
 from ._logs import captured_warnings
 from .group import GroupState, StepChange
-from .metrics import assignment_metrics
 from .scenario import Scenario, Step
 
 __all__ = ["AS_CONFIGURED", "run_labels", "simulate"]
@@ -114,7 +114,7 @@ class _Run:
         self.group, self.assignment = final.group, final.assignment
         self.owners = final.owners_per_partition
         notes += _rebalance_notes(result)
-        metrics = assignment_metrics(
+        metrics = metrics_record(
             self.group, self.assignment, previous, self.owners, rounds=len(result.rounds)
         )
         return {
@@ -142,7 +142,7 @@ class _Run:
         if self.group is None or self.assignment is None:
             return _empty_step(False)
         self.group = dataclasses.replace(self.group, lags=self.state.lag_map())
-        metrics = assignment_metrics(self.group, self.assignment, self.assignment, self.owners, 0)
+        metrics = metrics_record(self.group, self.assignment, self.assignment, self.owners, 0)
         return {
             "rebalanced": False,
             "protocol": None,

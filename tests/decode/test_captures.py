@@ -69,7 +69,9 @@ def test_sticky_subscriptions_carry_the_previous_assignment():
     first, second = complete("kafka_group_sticky.pcap")
     before = {m["member_id"]: assigned(m) for m in first["members"]}
     for member in second["members"]:
-        decoded_user_data = member["subscription"]["user_data_decoded"]
+        # read by the installed sticky strategy's own hooks, not by the decoder
+        assert member["subscription"]["user_data_decoded"]["strategy"] == "sticky"
+        decoded_user_data = member["subscription"]["user_data_decoded"]["value"]
         # kafka-python 3.0.12 writes an int16 version (1) before the V1 struct, unlike Java
         assert member["subscription"]["user_data"].startswith("0001")
         assert decoded_user_data["layout"] == "kafka-python sticky (int16 version prefix) V1"
@@ -139,7 +141,7 @@ def test_java_sticky_user_data_and_the_last_join_round():
     for previous, snapshot in zip(rounds, rounds[1:3], strict=False):
         before = {m["member_id"]: assigned(m) for m in previous["members"]}
         for member in snapshot["members"]:
-            user_data = member["subscription"]["user_data_decoded"]
+            user_data = member["subscription"]["user_data_decoded"]["value"]
             if member["member_id"] in before:  # j3 joins fresh in generation 2
                 assert (
                     user_data["layout"] == "sticky V1"
@@ -180,7 +182,8 @@ def test_librdkafka_cooperative_sticky_matches_reported_phases():
     )
     before = {m["member_id"]: assigned(m) for m in ours[0]["members"]}
     for member in ours[-1]["members"]:
-        user_data = member["subscription"]["user_data_decoded"]
+        assert member["subscription"]["user_data_decoded"]["strategy"] == "cooperative-sticky"
+        user_data = member["subscription"]["user_data_decoded"]["value"]
         assert (
             "librdkafka" in user_data["layout"] and user_data["generation"] == ours[0]["generation"]
         )

@@ -7,7 +7,7 @@ import json
 import pytest
 from audit_snapshots import snapshot_row
 
-from assignframe.audit import MalformedSnapshot, read_snapshot
+from assignframe.snapshot import MalformedSnapshot, read_snapshot
 from assignframe.model import TopicPartition
 
 

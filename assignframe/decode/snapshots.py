@@ -1,0 +1,36 @@
+"""A decoded generation as the core's typed :class:`~assignframe.snapshot.GroupSnapshot`.
+
+Built in process from the bytes the capture carried (no JSON, no hex), so ``decode``, the audit
+and the report read one object and compute one set of metrics from it.
+"""
+
+from __future__ import annotations
+
+from ..snapshot import GroupSnapshot, WireMember, snapshot_from_wire
+from .timeline import Snapshot
+
+__all__ = ["group_snapshot"]
+
+
+def group_snapshot(snapshot: Snapshot) -> GroupSnapshot:
+    """The typed snapshot of one captured generation (members that sent nothing readable
+    count as subscribing to nothing, with a note)."""
+    members = [
+        WireMember(
+            member_id,
+            member.group_instance_id,
+            member.subscription_bytes,
+            member.effective_assignment_bytes,
+        )
+        for member_id, member in snapshot.members.items()
+    ]
+    return snapshot_from_wire(
+        snapshot.group_id,
+        snapshot.generation,
+        snapshot.protocol,
+        members,
+        snapshot.partitions_per_topic,
+        leader=snapshot.leader,
+        notes=tuple(snapshot.notes),
+        lenient=True,
+    )
