@@ -101,27 +101,31 @@ def group_detail(
     }
 
 
-def snapshot_view(raw: Mapping[str, Any], source: str = "") -> dict[str, Any]:
-    """A decoded snapshot as the report's capture section shows it (no replay)."""
-    try:
-        snapshot = read_snapshot(raw)
-    except MalformedSnapshot as exc:
-        return {
-            "source": source,
-            "group_id": str(raw.get("group_id")),
-            "generation": raw.get("generation"),
-            "members": [],
-            "assignment": {},
-            "metrics": {},
-            "problems": [str(exc)],
-        }
+def snapshot_view(raw: GroupSnapshot | Mapping[str, Any], source: str = "") -> dict[str, Any]:
+    """A snapshot as the report's capture section shows it (no replay): a typed snapshot (decode,
+    in process) or a serialized one (read back by the one reader)."""
+    if isinstance(raw, GroupSnapshot):
+        snapshot = raw
+    else:
+        try:
+            snapshot = read_snapshot(raw)
+        except MalformedSnapshot as exc:
+            return {
+                "source": source,
+                "group_id": str(raw.get("group_id")),
+                "generation": raw.get("generation"),
+                "members": [],
+                "assignment": {},
+                "metrics": {},
+                "problems": [str(exc)],
+            }
     current = current_metrics(snapshot)
     return {
         "source": source,
         "group_id": snapshot.group_id,
         "generation": snapshot.generation,
         "protocol": snapshot.protocol,
-        "leader": raw.get("leader"),
+        "leader": snapshot.leader,
         "members": list(snapshot.members),
         "assignment": _pairs(snapshot.current),
         "metrics": current,
