@@ -6,9 +6,10 @@ some groups. The mix imitates a real fleet:
 
 * sizes are log-uniform (most groups are small): 1..``max_members`` members and
   1..``max_partitions`` partitions over 1-4 topics;
-* the strategy each group runs: range 45%, roundrobin 15%, sticky 15%, cooperative-sticky 25%;
-  its current assignment is what that strategy's textbook rule gives (range per topic, round
-  robin over all partitions, a balanced spread for the sticky ones);
+* the strategy each group runs: range 45%, roundrobin 15%, sticky 15%, cooperative-sticky 25%
+  (the Java client's assignors; those not installed are left out of the mix); its current
+  assignment is what the installed strategy computes, played through the core's group runner
+  (subscriptions and assignments are the bytes that round put on the wire);
 * 20% of groups are mid rolling change (members with different subscriptions), 20% use racks,
   30% report lags;
 * faults: 3% have a partition owned twice, 3% a partition nobody owns (a crashed member), 1% a
@@ -27,6 +28,11 @@ from typing import Any
 
 import assignframe_codec as codec
 
+from ..model import Cluster, GroupAssignment
+from ..plugins import PluginManager
+from ..runner import Consumer, GroupRunner
+from ..snapshot import GroupSnapshot, MemberWire, snapshot_to_dict
+
 __all__ = ["fleet_snapshots", "write_fleet"]
 
 _PROTOCOLS = (("range", 45), ("roundrobin", 15), ("sticky", 15), ("cooperative-sticky", 25))
@@ -40,10 +46,20 @@ def fleet_snapshots(
     max_partitions: int = 500,
     malformed_rate: float = 0.0,
 ) -> Iterator[dict[str, Any] | str]:
-    """Yield ``groups`` snapshots (a str for each deliberately malformed row)."""
+    """Yield ``groups`` snapshots (a str for each deliberately malformed row).
+
+    :raises ValueError: none of the mix's strategies is installed
+    """
+    pm = PluginManager()
+    mix = [(name, weight) for name, weight in _PROTOCOLS if name in pm.strategy_names()]
+    if not mix:
+        raise ValueError(
+            "the fleet mix needs one of these strategies installed: "
+            + ", ".join(name for name, _ in _PROTOCOLS)
+        )
     for index in range(groups):
         rng = random.Random(f"{seed}:{index}")  # each group independent of the others
-        snapshot = _snapshot(rng, index, max_members, max_partitions)
+        snapshot = _snapshot(rng, index, max_members, max_partitions, pm, mix)
         if rng.random() < malformed_rate:
             yield _break(rng, snapshot)
         else:
@@ -76,38 +92,48 @@ def _log_uniform(rng: random.Random, high: int) -> int:
 
 
 def _snapshot(
-    rng: random.Random, index: int, max_members: int, max_partitions: int
+    rng: random.Random,
+    index: int,
+    max_members: int,
+    max_partitions: int,
+    pm: PluginManager,
+    mix: list[tuple[str, int]],
 ) -> dict[str, Any]:
     members = [
         f"consumer-{i}-{rng.getrandbits(32):08x}" for i in range(_log_uniform(rng, max_members))
     ]
     topics = _topics(rng, index, _log_uniform(rng, max_partitions))
     subscriptions = _subscriptions(rng, members, list(topics))
-    protocol = rng.choices([p for p, _ in _PROTOCOLS], [w for _, w in _PROTOCOLS])[0]
-    assignment = _assign(protocol, members, subscriptions, topics)
-    _inject_fault(rng, assignment, subscriptions, topics)
+    protocol = rng.choices([p for p, _ in mix], [w for _, w in mix])[0]
     racks = ["r1", "r2", "r3"] if rng.random() < 0.2 else None
     generation = rng.randint(1, 500)
-    snapshot = {
-        "schema": "assignframe.decode.snapshot/1",
-        "group_id": f"group-{index:07d}",
-        "generation": generation,
-        "protocol_type": "consumer",
-        "protocol": protocol,
-        "leader": members[0],
-        "topic_partitions": dict(topics),
-        "members": [
-            _member(
-                m,
-                subscriptions[m],
-                assignment[m],
-                protocol,
-                generation,
-                racks[i % len(racks)] if racks else None,
-            )
-            for i, m in enumerate(members)
-        ],
+    runner = GroupRunner(protocol, cluster=Cluster(topics), pm=pm)
+    if generation > 1:  # the group lived before: its next round creates ``generation``
+        runner.adopt(GroupAssignment({}), generation - 1)
+    consumers = [
+        Consumer(m, subscriptions[m], (protocol,), racks[i % len(racks)] if racks else None)
+        for i, m in enumerate(members)
+    ]
+    final = runner.rebalance(consumers).final
+    assignment = {m: [tuple(tp) for tp in final.assignment.partitions_of(m)] for m in members}
+    broken = _inject_fault(rng, assignment, subscriptions, topics)
+    assignment_bytes = {
+        m: codec.encode_assignment(assignment[m], version=3) if m in broken
+        else final.assignment_bytes[m]
+        for m in members
     }
+    snapshot = snapshot_to_dict(
+        GroupSnapshot(
+            group_id=f"group-{index:07d}",
+            generation=final.generation,
+            protocol=protocol,
+            members=final.group.members,
+            current=GroupAssignment.from_partitions(assignment),
+            cluster=Cluster(topics),
+            leader=members[0],
+            wire={m: MemberWire(final.subscriptions[m], assignment_bytes[m]) for m in members},
+        )
+    )
     if rng.random() < 0.3:
         snapshot["partition_lags"] = {
             t: [int(rng.paretovariate(1.2) * 100) for _ in range(n)] for t, n in topics.items()
@@ -131,86 +157,31 @@ def _subscriptions(
     return {m: topics[:-1] if m in lagging else list(topics) for m in members}
 
 
-def _assign(
-    protocol: str, members: list[str], subscriptions: dict[str, list[str]], topics: dict[str, int]
-) -> dict[str, list[Pair]]:
-    assignment: dict[str, list[Pair]] = {m: [] for m in members}
-    ordered = sorted(members)
-    if protocol == "range":
-        for topic, count in sorted(topics.items()):
-            subscribers = [m for m in ordered if topic in subscriptions[m]]
-            for i, m in enumerate(subscribers):
-                share, extra = divmod(count, len(subscribers))  # no subscribers: no loop
-                start = i * share + min(i, extra)
-                assignment[m] += [(topic, p) for p in range(start, start + share + (i < extra))]
-        return assignment
-    loads = {m: 0 for m in members}
-    cursor = 0
-    for topic, count in sorted(topics.items()):
-        subscribers = [m for m in ordered if topic in subscriptions[m]]
-        for p in range(count if subscribers else 0):
-            if protocol == "roundrobin":
-                owner = subscribers[cursor % len(subscribers)]
-                cursor += 1
-            else:  # sticky kinds: least loaded subscriber
-                owner = min(subscribers, key=lambda m: (loads[m], m))
-            assignment[owner].append((topic, p))
-            loads[owner] += 1
-    return assignment
-
-
 def _inject_fault(
     rng: random.Random,
     assignment: dict[str, list[Pair]],
     subscriptions: dict[str, list[str]],
     topics: dict[str, int],
-) -> None:
+) -> set[str]:
+    """Break the assignment the way real groups break; returns the members whose part changed."""
     roll = rng.random()
     owners = [m for m, owned in assignment.items() if owned]
     if not owners:
-        return
+        return set()
     victim = rng.choice(owners)
     if roll < 0.03:  # double ownership: someone else also claims one of victim's partitions
         other = rng.choice(list(assignment))
         assignment[other].append(rng.choice(assignment[victim]))
-    elif roll < 0.06:  # an unowned partition
+        return {other}
+    if roll < 0.06:  # an unowned partition
         assignment[victim].pop()
-    elif roll < 0.07:  # a partition of a topic its owner does not subscribe to
+        return {victim}
+    if roll < 0.07:  # a partition of a topic its owner does not subscribe to
         foreign = [t for t in topics if t not in subscriptions[victim]]
         if foreign:
             assignment[victim].append((foreign[0], 0))
-
-
-def _member(
-    member_id: str,
-    topics: list[str],
-    owned: list[Pair],
-    protocol: str,
-    generation: int,
-    rack: str | None,
-) -> dict[str, Any]:
-    cooperative = protocol == "cooperative-sticky"
-    if protocol == "sticky":
-        user_data = codec.encode_sticky_user_data(owned, generation)
-    elif cooperative:
-        user_data = codec.encode_cooperative_user_data(generation)
-    else:
-        user_data = None
-    subscription = codec.encode_subscription(
-        topics,
-        user_data=user_data,
-        owned_partitions=owned if cooperative else [],
-        generation_id=generation if protocol in ("sticky", "cooperative-sticky") else -1,
-        rack_id=rack,
-        version=3,
-    )
-    return {
-        "member_id": member_id,
-        "group_instance_id": None,
-        "protocols": [protocol],
-        "subscription": {"hex": subscription.hex()},
-        "assignment": {"hex": codec.encode_assignment(owned, version=3).hex()},
-    }
+            return {victim}
+    return set()
 
 
 def _break(rng: random.Random, snapshot: dict[str, Any]) -> str:

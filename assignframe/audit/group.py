@@ -33,7 +33,7 @@ def audit_group(
     """
     snapshot = read_snapshot(raw)
     current = current_metrics(snapshot)
-    with quiet_strategy_logs():
+    with quiet_strategy_logs(context.strategy_loggers):
         outcomes = [replay_strategy(snapshot, name, context) for name in context.strategies]
     recommendation = recommend(outcomes, current, snapshot.protocol)
     rows = group_rows(input_row, snapshot, current, outcomes, recommendation)

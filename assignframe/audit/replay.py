@@ -17,6 +17,7 @@ Metrics compare the replayed assignment with the current one (kept/moved).
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -52,6 +53,15 @@ class AuditContext:
     pm: PluginManager
     strategies: tuple[str, ...]
 
+    @functools.cached_property
+    def strategy_loggers(self) -> tuple[str, ...]:
+        """The loggers of the packages the replayed strategies come from (their top level)."""
+        installed = self.pm.strategy_names()
+        modules = {
+            type(self.pm.strategy(name)).__module__ for name in self.strategies if name in installed
+        }
+        return tuple(sorted({module.split(".")[0] for module in modules}))
+
     @classmethod
     def create(cls, strategies: tuple[str, ...] | None = None) -> AuditContext:
         """A manager loading the installed plugins (never the shared one).
@@ -76,18 +86,22 @@ def _strategy_names(pm: PluginManager, strategies: tuple[str, ...] | None) -> tu
 
 
 @contextmanager
-def quiet_strategy_logs() -> Iterator[None]:
+def quiet_strategy_logs(loggers: tuple[str, ...]) -> Iterator[None]:
     """Per-group warnings (e.g. "no lags known") would flood a fleet audit; the rows say it all.
-    Scoped: the caller's logging (a test run, the simulator in the same process) is restored."""
-    lagaware = logging.getLogger("assignframe_lagaware")
-    level, silence = lagaware.level, logging.NullHandler()
-    lagaware.setLevel(logging.ERROR)
+    Scoped to the replayed strategies' own loggers (:meth:`AuditContext.strategy_loggers`); the
+    caller's logging (a test run, the simulator in the same process) is restored."""
+    silenced = [logging.getLogger(name) for name in loggers]
+    levels = [logger.level for logger in silenced]
+    silence = logging.NullHandler()
+    for logger in silenced:
+        logger.setLevel(logging.ERROR)
     logging.getLogger().addHandler(silence)  # no "last resort" stderr output meanwhile
     try:
         yield
     finally:
         logging.getLogger().removeHandler(silence)
-        lagaware.setLevel(level)
+        for logger, level in zip(silenced, levels, strict=True):
+            logger.setLevel(level)
 
 
 @dataclass(frozen=True)

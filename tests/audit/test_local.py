@@ -72,7 +72,7 @@ def test_two_processes_and_parquet_input_give_identical_rows(one_process, small_
     parquet_input = write_fleet(
         tmp_path / "fleet.parquet",
         120,
-        seed=11,
+        seed=14,
         max_members=8,
         max_partitions=40,
         malformed_rate=0.03,

@@ -39,10 +39,10 @@ def _hex_assignment(pairs):
 
 
 def test_a_failing_strategy_is_a_row_not_a_crash(context, make_snapshot):
-    class Broken:
-        pm, strategies = context.pm, ("no-such-strategy",)
+    from assignframe.audit.replay import AuditContext
 
-    rows, _ = audit_group(1, make_snapshot(), Broken)
+    broken = AuditContext(context.pm, ("no-such-strategy",))
+    rows, _ = audit_group(1, make_snapshot(), broken)
     assert rows[0]["error"].startswith("UnknownStrategyError")
     assert rows[0]["recommendation"] is None
 
