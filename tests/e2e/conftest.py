@@ -1,7 +1,7 @@
 """Fixtures of the end-to-end tests: a real broker and groups of real consumer processes.
 
 Every test here is marked ``e2e``; run them with ``pytest tests/e2e`` (``tox -e kafka-latest``).
-The ``kafka_broker`` fixture comes from assignframe's pytest plugin (``assignframe.testing``).
+The ``assignframe_kafka_broker`` fixture comes from assignframe's pytest plugin (``assignframe.testing``).
 """
 
 from __future__ import annotations
@@ -34,14 +34,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture
-def new_group(kafka_broker: Broker, tmp_path: Path) -> Iterator[Callable[..., Group]]:
+def new_group(assignframe_kafka_broker: Broker, tmp_path: Path) -> Iterator[Callable[..., Group]]:
     """``new_group(partitions=6)``: a fresh topic and group; every member is stopped afterwards."""
     groups: list[Group] = []
 
     def make(partitions: int = 6) -> Group:
         index = next(_names)
-        group = Group(kafka_broker, f"group-{index}", f"topic-{index}", tmp_path / f"group-{index}")
-        group.partitions = create_topic(kafka_broker, group.topic, partitions)
+        group = Group(assignframe_kafka_broker, f"group-{index}", f"topic-{index}", tmp_path / f"group-{index}")
+        group.partitions = create_topic(assignframe_kafka_broker, group.topic, partitions)
         groups.append(group)
         return group
 

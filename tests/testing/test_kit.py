@@ -77,7 +77,8 @@ def test_pm_fixture_is_isolated_and_cleans_up(pytester):
 
         PLUGIN = Plugin()
 
-        def test_isolated(pm):
+        def test_isolated(assignframe_isolated_pm):
+            pm = assignframe_isolated_pm
             assert pm.strategy_names() == ()
             pm.register(PLUGIN, name="temporary")
             assert [s.plugin for s in pm.plugin_sources()] == ["temporary"]
@@ -92,6 +93,14 @@ def test_pm_fixture_is_isolated_and_cleans_up(pytester):
         """
     )
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
+
+
+def test_the_plugin_leaves_generic_fixture_names_to_the_project(pytester):
+    pytester.makepyfile("def test_nothing():\n    pass\n")
+    listed = pytester.runpytest("--fixtures", "-p", "no:cacheprovider").stdout.lines
+    names = {line.split()[0] for line in listed if line and not line.startswith(" ")}
+    assert {"assignframe_isolated_pm", "assignframe_pm", "assignframe_shared_dir"} <= names
+    assert not {"pm", "shared_dir", "kafka_broker"} & names
 
 
 def test_kit_is_importable_from_the_package():
