@@ -80,9 +80,8 @@ class Validity:
     @property
     def problem_count(self) -> int:
         """How many faults (withheld partitions are not faults)."""
-        return (
-            len(self.double_owned) + len(self.unowned) + len(self.non_subscriber) + len(self.unknown)
-        )
+        faults = (self.double_owned, self.unowned, self.non_subscriber, self.unknown)
+        return sum(map(len, faults))
 
     @property
     def is_complete(self) -> bool:

@@ -171,6 +171,29 @@ class GroupSubscription:
         """Sorted union of every member's topics."""
         return tuple(sorted({t for m in self.members.values() for t in m.topics}))
 
+    def member_order(self) -> tuple[str, ...]:
+        """Member ids in Java's ``MemberInfo`` order, the tie-break every Java assignor uses:
+        static members first by ``group.instance.id``, then the others by member id, both
+        compared as Java strings (UTF-16 code units). A restarted static member (new id, same
+        instance id) keeps its place."""
+        from .javaorder import member_sort_key  # javaorder reads the model: imported late
+
+        members = self.members
+        return tuple(
+            sorted(members, key=lambda m: member_sort_key(m, members[m].group_instance_id))
+        )
+
+    def subscribers_by_topic(self) -> dict[str, tuple[str, ...]]:
+        """Topic -> ids of the members subscribed to it, in :meth:`member_order`; only topics the
+        cluster has with at least one partition, in sorted order."""
+        counts = self.cluster.partitions_per_topic
+        subscribers: dict[str, list[str]] = {}
+        for member_id in self.member_order():
+            for topic in dict.fromkeys(self.members[member_id].topics):
+                if counts.get(topic, 0) > 0:
+                    subscribers.setdefault(topic, []).append(member_id)
+        return {topic: tuple(subscribers[topic]) for topic in sorted(subscribers)}
+
 
 @dataclass(frozen=True)
 class MemberAssignment:

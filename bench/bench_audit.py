@@ -129,8 +129,8 @@ def breakdown(path: Path, groups: int, strategies: tuple[str, ...] | None) -> No
     from dataclasses import replace
 
     from assignframe.audit.group import audit_group
-    from assignframe.snapshot import MalformedSnapshot, read_snapshot
     from assignframe.model import GroupSubscription
+    from assignframe.snapshot import MalformedSnapshot, read_snapshot
 
     context = AuditContext.create(strategies)
     lines = [raw for _, raw in next(InputReader(path, groups).chunks())]

@@ -7,8 +7,8 @@ import json
 import pytest
 from audit_snapshots import snapshot_row
 
-from assignframe.snapshot import MalformedSnapshot, read_snapshot
 from assignframe.model import TopicPartition
+from assignframe.snapshot import MalformedSnapshot, read_snapshot
 
 
 def test_reads_bytes_through_the_codec():

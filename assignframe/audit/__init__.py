@@ -13,11 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
 from .fleet import fleet_snapshots, write_fleet
 from .group import audit_group, snapshot_view
 from .options import AuditOptions
 from .recommend import Recommendation, recommend
-from ..snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
 
 __all__ = [
     "ENGINES",

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import GroupAssignment
+from ..snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
 from .recommend import recommend
 from .replay import AuditContext, StrategyOutcome, quiet_strategy_logs, replay_strategy
 from .rows import current_metrics, group_rows
-from ..snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
 
 __all__ = ["ChunkResult", "audit_chunk", "audit_group", "group_detail", "snapshot_view"]
 

@@ -24,10 +24,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from ..metrics import metrics_record
 from ..model import GroupAssignment
 from ..plugins import PluginManager
 from ..runner import Consumer, GroupRunner
-from ..metrics import metrics_record
 from ..snapshot import GroupSnapshot
 
 __all__ = [

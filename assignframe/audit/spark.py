@@ -21,13 +21,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..snapshot import MalformedSnapshot
 from .group import audit_group
 from .options import AuditOptions
 from .output import write_json
 from .reader import input_format
 from .replay import AuditContext
 from .rows import COLUMNS
-from ..snapshot import MalformedSnapshot
 from .summary import GROUP_SUMS, STRATEGY_SUMS, Aggregates, summary_document
 
 __all__ = ["run_spark", "spark_session"]

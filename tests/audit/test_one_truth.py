@@ -120,4 +120,6 @@ def test_decode_audit_and_report_agree_on_every_captured_generation(capture, con
 
 def _shown(value) -> str:
     """How a report table writes a value (booleans as yes/no)."""
-    return {True: "yes", False: "no"}.get(value, str(value)) if isinstance(value, bool) else str(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)

@@ -10,9 +10,9 @@ import pytest
 from assignframe import plugins
 from assignframe import wire as wire_module
 from assignframe.audit.fleet import fleet_snapshots
-from assignframe.snapshot import MalformedSnapshot, read_snapshot
 from assignframe.model import SubscriptionMetadata
 from assignframe.runner import Consumer, GroupRunner
+from assignframe.snapshot import MalformedSnapshot, read_snapshot
 
 GROUPS = 60
 

@@ -1,7 +1,8 @@
 """Fixtures of the end-to-end tests: a real broker and groups of real consumer processes.
 
 Every test here is marked ``e2e``; run them with ``pytest tests/e2e`` (``tox -e kafka-latest``).
-The ``assignframe_kafka_broker`` fixture comes from assignframe's pytest plugin (``assignframe.testing``).
+The ``assignframe_kafka_broker`` fixture comes from assignframe's pytest plugin
+(``assignframe.testing``).
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ def new_group(assignframe_kafka_broker: Broker, tmp_path: Path) -> Iterator[Call
 
     def make(partitions: int = 6) -> Group:
         index = next(_names)
-        group = Group(assignframe_kafka_broker, f"group-{index}", f"topic-{index}", tmp_path / f"group-{index}")
-        group.partitions = create_topic(assignframe_kafka_broker, group.topic, partitions)
+        broker = assignframe_kafka_broker
+        group = Group(broker, f"group-{index}", f"topic-{index}", tmp_path / f"group-{index}")
+        group.partitions = create_topic(broker, group.topic, partitions)
         groups.append(group)
         return group
 

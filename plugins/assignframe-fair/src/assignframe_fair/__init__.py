@@ -11,7 +11,7 @@ from typing import Any
 
 from assignframe import GroupAssignment, GroupSubscription, Strategy, hookimpl
 
-from ._greedy import assign_least_loaded, member_rank, subscribers_by_topic
+from ._greedy import assign_least_loaded, member_rank
 from ._refine import rebalance_by_chains
 
 __all__ = ["FairStrategy"]
@@ -29,7 +29,7 @@ class FairStrategy(Strategy):
 
     def assign(self, group: GroupSubscription) -> GroupAssignment:
         rank = member_rank(group)
-        subscribers = subscribers_by_topic(group, rank)
+        subscribers = group.subscribers_by_topic()
         assignment = assign_least_loaded(group, subscribers, rank)
         if _flag(self.options.get("refine", True)):
             assignment = rebalance_by_chains(assignment, subscribers, rank)

@@ -7,36 +7,29 @@ so the members with few choices fill up before the flexible ones are spent.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Mapping, Sequence
 
-from assignframe import GroupSubscription, Member, TopicPartition
+from assignframe import GroupSubscription, TopicPartition
 
-__all__ = ["assign_least_loaded", "member_rank", "subscribers_by_topic"]
+__all__ = ["assign_least_loaded", "member_rank"]
 
 Assignment = dict[str, list[TopicPartition]]
 
 
 def member_rank(group: GroupSubscription) -> dict[str, int]:
-    """Tie-break order between equally loaded members: static members by instance id, then ids.
-
-    Ranking static members by ``group.instance.id`` keeps a restarted member (new member id, same
-    instance id) in its place, so an unchanged group gets an unchanged assignment.
+    """Tie-break order between equally loaded members: Java's member order
+    (:meth:`GroupSubscription.member_order`: static members by instance id, then ids), so a
+    restarted static member keeps its place and an unchanged group gets an unchanged assignment.
     """
-
-    def key(member: Member) -> tuple[int, str]:
-        if member.group_instance_id is not None:
-            return (0, member.group_instance_id)
-        return (1, member.member_id)
-
-    ordered = sorted(group.members.values(), key=key)
-    return {member.member_id: rank for rank, member in enumerate(ordered)}
+    return {member_id: rank for rank, member_id in enumerate(group.member_order())}
 
 
 def assign_least_loaded(
-    group: GroupSubscription, subscribers: dict[str, list[str]], rank: dict[str, int]
+    group: GroupSubscription, subscribers: Mapping[str, Sequence[str]], rank: dict[str, int]
 ) -> Assignment:
     """Member id -> partitions, topics taken most-constrained first.
 
-    :param subscribers: topic -> subscribed member ids (see :func:`subscribers_by_topic`)
+    :param subscribers: topic -> subscribed member ids (``group.subscribers_by_topic()``)
     :param rank: member id -> tie-break rank among equally loaded members
     """
     assignment: Assignment = {member_id: [] for member_id in group.members}
@@ -46,21 +39,10 @@ def assign_least_loaded(
     return assignment
 
 
-def subscribers_by_topic(group: GroupSubscription, rank: dict[str, int]) -> dict[str, list[str]]:
-    """Topics that exist and have partitions -> subscribed member ids, in rank order."""
-    counts = group.cluster.partitions_per_topic
-    subscribers: dict[str, list[str]] = {}
-    for member in sorted(group.members.values(), key=lambda m: rank[m.member_id]):
-        for topic in dict.fromkeys(member.topics):
-            if counts.get(topic, 0) > 0:
-                subscribers.setdefault(topic, []).append(member.member_id)
-    return subscribers
-
-
 def _deal_to_least_loaded(
     topic: str,
     partition_count: int,
-    members: list[str],
+    members: Sequence[str],
     rank: dict[str, int],
     assignment: Assignment,
 ) -> None:

@@ -3,21 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
 
 from assignframe import GroupSubscription, TopicPartition
 
 log = logging.getLogger("assignframe_lagaware")
-
-
-def subscribers_by_topic(group: GroupSubscription) -> dict[str, list[str]]:
-    """Topic -> sorted ids of members subscribed to it, for topics that exist in the cluster."""
-    subscribers: dict[str, list[str]] = defaultdict(list)
-    for member_id in sorted(group.members):
-        for topic in group.members[member_id].topics:
-            if group.cluster.partitions_per_topic.get(topic, 0) > 0:
-                subscribers[topic].append(member_id)
-    return {topic: subscribers[topic] for topic in sorted(subscribers)}
 
 
 def partition_lags(group: GroupSubscription, strategy_name: str) -> dict[TopicPartition, int]:

@@ -7,7 +7,7 @@ import heapq
 from assignframe import GroupAssignment, GroupSubscription, Strategy
 
 from ._balance import LagLedger
-from ._common import lag_of, log, partition_lags, subscribers_by_topic
+from ._common import lag_of, log, partition_lags
 from ._exact import SEARCH_BUDGET, most_even
 
 
@@ -43,7 +43,7 @@ class LagAwareStrategy(Strategy):
     def assign(self, group: GroupSubscription) -> GroupAssignment:
         lags = partition_lags(group, self.name)
         ledger = LagLedger(group, lags)
-        for topic, members in subscribers_by_topic(group).items():
+        for topic, members in group.subscribers_by_topic().items():
             by_lag = sorted(
                 group.cluster.partitions(topic), key=lambda tp: (-lag_of(lags, tp), tp.partition)
             )

@@ -12,7 +12,7 @@ from assignframe import (
 )
 
 from ._balance import LagLedger
-from ._common import lag_of, partition_lags, subscribers_by_topic
+from ._common import lag_of, partition_lags
 from .ownership import decode_previous, encode_previous, previous_owners
 
 DEFAULT_LAG_TOLERANCE = 0.1
@@ -47,7 +47,7 @@ class LagStickyStrategy(Strategy):
         lags = partition_lags(group, self.name)
         tolerance = float(self.options.get("lag_tolerance", DEFAULT_LAG_TOLERANCE))
         plan = _Plan(group, lags)
-        for topic, members in subscribers_by_topic(group).items():
+        for topic, members in group.subscribers_by_topic().items():
             plan.place_topic(topic, members)
         plan.even_out(tolerance)
         return GroupAssignment.from_partitions(plan.withhold_moving_partitions())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import heapq
 
-from assignframe import GroupSubscription, Member, TopicPartition
+from assignframe import GroupSubscription, TopicPartition
 
 __all__ = ["assign_replicated"]
 
@@ -19,34 +19,13 @@ Assignment = dict[str, list[TopicPartition]]
 
 def assign_replicated(group: GroupSubscription, replicas: int) -> Assignment:
     """Member id -> partitions (sorted), each partition owned by min(replicas, subscribers)."""
-    rank = _rank(group)
+    rank = {member_id: index for index, member_id in enumerate(group.member_order())}
     assignment: Assignment = {member_id: [] for member_id in group.members}
-    subscribers = _subscribers_by_topic(group, rank)
+    subscribers = group.subscribers_by_topic()
     counts = group.cluster.partitions_per_topic
     for topic in sorted(subscribers, key=lambda t: (len(subscribers[t]), -counts[t], t)):
         _deal_copies(topic, counts[topic], subscribers[topic], replicas, rank, assignment)
     return {member_id: sorted(partitions) for member_id, partitions in assignment.items()}
-
-
-def _rank(group: GroupSubscription) -> dict[str, int]:
-    # Static members rank by group.instance.id so a restart (new member id) keeps its partitions.
-    def key(member: Member) -> tuple[int, str]:
-        if member.group_instance_id is not None:
-            return (0, member.group_instance_id)
-        return (1, member.member_id)
-
-    ordered = sorted(group.members.values(), key=key)
-    return {member.member_id: index for index, member in enumerate(ordered)}
-
-
-def _subscribers_by_topic(group: GroupSubscription, rank: dict[str, int]) -> dict[str, list[str]]:
-    counts = group.cluster.partitions_per_topic
-    subscribers: dict[str, list[str]] = {}
-    for member in sorted(group.members.values(), key=lambda m: rank[m.member_id]):
-        for topic in dict.fromkeys(member.topics):
-            if counts.get(topic, 0) > 0:
-                subscribers.setdefault(topic, []).append(member.member_id)
-    return subscribers
 
 
 def _deal_copies(
