@@ -27,6 +27,7 @@ import pluggy
 
 from . import defaults, hookspecs
 from .errors import AssignframeError, PluginError, StrategyResultError, UserDataError
+from .hookcall import HookCalls, HookManager
 from .model import (
     Cluster,
     GroupAssignment,
@@ -114,37 +115,6 @@ def _source_of(entry_point: importlib.metadata.EntryPoint) -> PluginSource:
     return PluginSource(entry_point.name, dist.name, dist.version)
 
 
-class _HookManager(pluggy.PluginManager):
-    """pluggy's manager, noting what changes how a hook call runs: (un)registrations, blocking
-    and call monitoring (tracing included), so :meth:`PluginManager._call` knows when calling a
-    lone implementation directly is still what pluggy would do."""
-
-    def __init__(self, project_name: str) -> None:
-        super().__init__(project_name)
-        self.changes = 0
-        self.monitored = False
-
-    def register(self, plugin: Any, name: str | None = None) -> str | None:
-        self.changes += 1
-        return super().register(plugin, name)
-
-    def unregister(self, plugin: Any = None, name: str | None = None) -> Any:
-        self.changes += 1
-        return super().unregister(plugin, name)
-
-    def set_blocked(self, name: str) -> None:
-        self.changes += 1
-        super().set_blocked(name)
-
-    def add_hookcall_monitoring(self, before: Any, after: Any) -> Any:
-        self.changes += 1
-        self.monitored = True  # for good: the undo function it returns is not tracked
-        return super().add_hookcall_monitoring(before, after)
-
-
-_UNKNOWN = object()
-
-
 class PluginManager:
     """Loads assignframe plugins and calls their hooks through typed methods.
 
@@ -153,9 +123,8 @@ class PluginManager:
     """
 
     def __init__(self, *, load_entrypoints: bool = True) -> None:
-        self._pm = _HookManager(hookspecs.PROJECT_NAME)
-        self._direct: dict[str, Any] = {}
-        self._direct_changes = -1
+        self._pm = HookManager(hookspecs.PROJECT_NAME)
+        self._calls = HookCalls(self._pm)
         self._pm.add_hookspecs(hookspecs)
         self._pm.register(defaults, name=_DEFAULTS_NAME)
         self._sources: dict[str, PluginSource] = {}
@@ -399,35 +368,8 @@ class PluginManager:
         return dict(lags)
 
     def _call(self, name: str, **kwargs: Any) -> Any:
-        """Call hook ``name`` as pluggy does. A hook with one plain implementation (the usual
-        case: the defaults alone) is called directly, with the arguments it declares, as
-        pluggy's loop would call it: pluggy's dispatch costs ~1.7 us a call, and the runner
-        makes several calls per member per round. Any registration, wrapper or monitoring
-        (``ASSIGNFRAME_TRACE_PLUGINS``) sends calls back through pluggy."""
-        if self._direct_changes != self._pm.changes:
-            self._direct = {}
-            self._direct_changes = self._pm.changes
-        direct = self._direct.get(name, _UNKNOWN)
-        if direct is _UNKNOWN:
-            direct = self._direct[name] = self._lone_implementation(name)
-        if direct is None:
-            return getattr(self._pm.hook, name)(**kwargs)
-        function, argnames, firstresult = direct
-        result = function(*[kwargs[argname] for argname in argnames])
-        if firstresult:
-            return result
-        return [] if result is None else [result]
-
-    def _lone_implementation(self, name: str) -> tuple[Any, tuple[str, ...], bool] | None:
-        caller = getattr(self._pm.hook, name)
-        implementations = caller.get_hookimpls()
-        if self._pm.monitored or len(implementations) != 1 or caller.spec is None:
-            return None
-        (implementation,) = implementations
-        if implementation.hookwrapper or implementation.wrapper:
-            return None
-        firstresult = bool(caller.spec.opts.get("firstresult"))
-        return implementation.function, tuple(implementation.argnames), firstresult
+        """Call hook ``name`` (see :mod:`assignframe.hookcall` for when that skips pluggy)."""
+        return self._calls.call(name, kwargs)
 
     def _expect(self, expected: type, value: Any, strategy: Strategy, hook_name: str) -> Any:
         if not isinstance(value, expected):

@@ -299,7 +299,7 @@ def test_direct_non_firstresult_hook_returns_what_pluggy_returns():
     manager = isolated_plugin_manager([STRATEGIES_PLUGIN, Observer()])
     strategy = manager.strategy("modulo")
     assignment = manager.assign(strategy, GROUP)
-    assert manager._lone_implementation("after_assignment") is not None
+    assert manager._calls._lone_implementation("after_assignment") is not None
     through_pluggy = manager.hook_manager.hook.after_assignment(
         strategy=strategy, group=GROUP, assignment=assignment
     )
