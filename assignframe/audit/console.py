@@ -13,9 +13,14 @@ __all__ = ["print_summary"]
 
 def print_summary(summary: Mapping[str, Any], console: Console, out_dir: str) -> None:
     current = summary["current"]
+    rate = summary.get("groups_per_second")
+    older = summary.get("older_generations_skipped") or 0
     console.print(
-        f"[bold]audited {summary['groups']:,} groups[/bold] ({summary['engine']} engine, "
-        f"{summary.get('groups_per_second')} groups/s); "
+        f"[bold]audited {summary['groups']:,} groups[/bold] ({summary['engine']} engine"
+        + (f", {rate} groups/s" if summary["groups"] and rate else "")
+        + ")"
+        + (f"; {older:,} older generations of the same groups passed over" if older else "")
+        + "; "
         f"{current.get('invalid_groups', 0):,} invalid now, "
         f"{current.get('groups_with_idle', 0):,} with idle members; "
         f"{summary['malformed']:,} malformed rows"

@@ -19,7 +19,7 @@ from typing import Any
 from .group import ChunkResult, audit_chunk, audit_group
 from .options import AuditOptions
 from .output import RowsWriter, write_json
-from .reader import InputReader
+from .reader import InputReader, superseded_rows
 from .replay import AuditContext
 from .summary import Aggregates, WorstGroups, summary_document
 
@@ -42,7 +42,8 @@ def run_local(input_path: str | Path, out_dir: str | Path, options: AuditOptions
     """Audit ``input_path`` into ``out_dir``; returns the summary (also written as summary.json)."""
     out_dir = Path(out_dir)
     context = AuditContext.create(options.strategies)
-    reader = InputReader(input_path, options.chunk_size)
+    skip = frozenset() if options.all_generations else superseded_rows(input_path)
+    reader = InputReader(input_path, options.chunk_size, skip)
     writer = RowsWriter(out_dir, options.parquet and _has_pyarrow())
     aggregates, worst = Aggregates(context.strategies), WorstGroups(options.worst)
     started = time.perf_counter()
@@ -58,7 +59,7 @@ def run_local(input_path: str | Path, out_dir: str | Path, options: AuditOptions
     elapsed = time.perf_counter() - started
     details = group_details(input_path, worst.input_rows(), context, options.chunk_size)
     summary = summary_document(
-        aggregates, details, _run_facts(input_path, options, elapsed, aggregates)
+        aggregates, details, _run_facts(input_path, options, elapsed, aggregates, len(skip))
     )
     write_json(out_dir / "summary.json", summary)
     return summary
@@ -72,16 +73,17 @@ def _has_pyarrow() -> bool:
 
 
 def _run_facts(
-    input_path: Any, options: AuditOptions, elapsed: float, aggregates: Aggregates
+    input_path: Any, options: AuditOptions, elapsed: float, aggregates: Aggregates, older: int
 ) -> dict:
     groups = aggregates.current.get("groups", 0) + aggregates.malformed
     return {
+        "older_generations_skipped": older,
         "engine": "local",
         "input": str(input_path),
         "parquet": options.parquet and _has_pyarrow(),
         "processes": options.worker_count,
         "elapsed_seconds": round(elapsed, 3),
-        "groups_per_second": round(groups / elapsed, 1) if elapsed > 0 else None,
+        "groups_per_second": round(groups / elapsed, 1) if groups and elapsed > 0 else None,
     }
 
 

@@ -21,6 +21,8 @@ class AuditOptions:
     :param parquet: also write ``rows.parquet`` (local engine; needs pyarrow)
     :param master: Spark master URL (spark engine)
     :param spark_partitions: minimum input partitions for Spark (None = Spark's default)
+    :param all_generations: audit every row; by default a group id seen in several rows (one
+        per generation, as ``decode --json`` writes them) is audited once, at its latest
     """
 
     strategies: tuple[str, ...] | None = None
@@ -31,6 +33,7 @@ class AuditOptions:
     parquet: bool = True
     master: str = "local[*]"
     spark_partitions: int | None = None
+    all_generations: bool = False
 
     @property
     def worker_count(self) -> int:

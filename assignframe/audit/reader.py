@@ -4,15 +4,21 @@ Rows are numbered from 1: the physical line number for JSON lines (blank lines a
 counted), the row position for Parquet. A folder is read as its part files in name order (what
 Spark writes). Each chunk is a list of ``(input_row, raw)`` where ``raw`` is the line's text or
 the Parquet row as a dict; parsing happens in the workers.
+
+One group is one group id: ``decode --json`` writes a line per generation, and the audit takes a
+group's latest generation (:func:`superseded_rows` names the older ones to pass over, found by a
+light first pass that reads only ``group_id`` and ``generation``), unless asked for every one.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["InputReader", "input_format"]
+__all__ = ["InputReader", "input_format", "superseded_rows"]
 
 Chunk = list[tuple[int, Any]]
 
@@ -41,12 +47,66 @@ def _files(path: Path) -> list[Path]:
     return [path]
 
 
+# Top-level keys only: inside a member the keys are "generation_id", never "generation".
+_GROUP_ID = re.compile(rb'"group_id"\s*:\s*("(?:[^"\\]|\\.)*")')
+_GENERATION = re.compile(rb'"generation"\s*:\s*(-?\d+)')
+
+
+def superseded_rows(path: str | Path) -> frozenset[int]:
+    """Rows holding an older generation of a group id that a later row holds again (ties: the
+    row that comes last wins). Rows without a readable group id are kept: they are reported as
+    malformed when read."""
+    latest: dict[str, tuple[int, int]] = {}
+    superseded: set[int] = set()
+    for row, group_id, generation in _group_generations(Path(path)):
+        seen = latest.get(group_id)
+        if seen is None or generation >= seen[0]:
+            if seen is not None:
+                superseded.add(seen[1])
+            latest[group_id] = (generation, row)
+        else:
+            superseded.add(row)
+    return frozenset(superseded)
+
+
+def _group_generations(path: Path) -> Iterator[tuple[int, str, int]]:
+    if input_format(path) == "parquet":
+        import pyarrow.parquet as pq
+
+        row = 0
+        for part in _files(path):
+            table = pq.read_table(part, columns=["group_id", "generation"])
+            for group_id, generation in zip(*(c.to_pylist() for c in table.columns), strict=True):
+                row += 1
+                if isinstance(group_id, str):
+                    yield row, group_id, generation if isinstance(generation, int) else -1
+        return
+    row = 0
+    for part in _files(path):
+        with part.open("rb") as handle:
+            for line in handle:
+                row += 1
+                found = _GROUP_ID.search(line)
+                if found is None:
+                    continue
+                try:
+                    group_id = json.loads(found.group(1))
+                except ValueError:
+                    continue
+                generation = _GENERATION.search(line)
+                yield row, group_id, int(generation.group(1)) if generation else -1
+
+
 class InputReader:
     """Chunks of one input; ``done``/``total`` measure progress (bytes or rows)."""
 
-    def __init__(self, path: str | Path, chunk_size: int = 200) -> None:
+    def __init__(
+        self, path: str | Path, chunk_size: int = 200, skip: frozenset[int] = frozenset()
+    ) -> None:
+        """:param skip: row numbers to pass over (older generations, :func:`superseded_rows`)"""
         self.path = Path(path)
         self.chunk_size = chunk_size
+        self.skip = skip
         self.format = input_format(self.path)
         self.files = _files(self.path)
         self.done = 0
@@ -72,7 +132,7 @@ class InputReader:
                     line_number += 1
                     self.done += len(line)
                     text = line.decode("utf-8", errors="replace").strip()
-                    if text:
+                    if text and line_number not in self.skip:
                         chunk.append((line_number, text))
                     if len(chunk) >= self.chunk_size:
                         yield chunk
@@ -87,7 +147,12 @@ class InputReader:
         for path in self.files:
             for batch in pq.ParquetFile(path).iter_batches(batch_size=self.chunk_size):
                 rows = batch.to_pylist()
-                chunk = [(row_number + i + 1, row) for i, row in enumerate(rows)]
+                chunk = [
+                    (row_number + i + 1, row)
+                    for i, row in enumerate(rows)
+                    if row_number + i + 1 not in self.skip
+                ]
                 row_number += len(rows)
                 self.done += len(rows)
-                yield chunk
+                if chunk:
+                    yield chunk

@@ -25,7 +25,7 @@ from ..snapshot import MalformedSnapshot
 from .group import audit_group
 from .options import AuditOptions
 from .output import write_json
-from .reader import input_format
+from .reader import input_format, superseded_rows
 from .replay import AuditContext
 from .rows import COLUMNS
 from .summary import GROUP_SUMS, STRATEGY_SUMS, Aggregates, summary_document
@@ -115,7 +115,11 @@ def run_spark(input_path: str | Path, out_dir: str | Path, options: AuditOptions
     spark = spark_session(options.master)
     started = time.perf_counter()
     shipped = spark.sparkContext.broadcast(strategies)
-    indexed = _indexed_input(spark, str(input_path), options)
+    skip = frozenset() if options.all_generations else superseded_rows(input_path)
+    skipped = spark.sparkContext.broadcast(skip)
+    indexed = _indexed_input(spark, str(input_path), options).filter(
+        lambda item: item[0] not in skipped.value
+    )
     results = indexed.mapPartitions(lambda items: _audit_partition(shipped.value, items))
     results.persist(StorageLevel.MEMORY_AND_DISK)
     rows = spark.createDataFrame(
@@ -133,7 +137,7 @@ def run_spark(input_path: str | Path, out_dir: str | Path, options: AuditOptions
     elapsed = time.perf_counter() - started
     results.unpersist()
     details = _details(indexed, worst_rows, driver_context)
-    run = _run_facts(input_path, options, elapsed, aggregates)
+    run = _run_facts(input_path, options, elapsed, aggregates, len(skip))
     summary = summary_document(aggregates, details, run)
     write_json(out_dir / "summary.json", summary)
     return summary
@@ -218,13 +222,14 @@ def _details(indexed: Any, input_rows: list[int], context: AuditContext) -> list
 
 
 def _run_facts(
-    input_path: Any, options: AuditOptions, elapsed: float, aggregates: Aggregates
+    input_path: Any, options: AuditOptions, elapsed: float, aggregates: Aggregates, older: int
 ) -> dict:
     groups = aggregates.current.get("groups", 0) + aggregates.malformed
     return {
+        "older_generations_skipped": older,
         "engine": "spark",
         "input": str(input_path),
         "master": options.master,
         "elapsed_seconds": round(elapsed, 3),
-        "groups_per_second": round(groups / elapsed, 1) if elapsed > 0 else None,
+        "groups_per_second": round(groups / elapsed, 1) if groups and elapsed > 0 else None,
     }

@@ -47,6 +47,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--worst", type=int, default=10, help="worst groups detailed in the summary"
     )
+    parser.add_argument(
+        "--all-generations",
+        action="store_true",
+        help="audit every row; by default a group id in several rows (one per generation, as "
+        "`decode --json` writes them) is audited once, at its latest generation",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--no-parquet", action="store_true", help="local engine: JSON lines only")
     parser.add_argument("--html", type=Path, metavar="PATH", help="also write the HTML report")
@@ -59,6 +65,7 @@ def _run(args: argparse.Namespace) -> int:
         strategies=args.strategies,
         processes=args.processes,
         chunk_size=args.chunk_size,
+        all_generations=args.all_generations,
         worst=args.worst,
         progress=not args.no_progress and sys.stderr.isatty(),
         parquet=not args.no_parquet,

@@ -117,3 +117,34 @@ def test_unknown_strategy_fails_before_reading(small_fleet, tmp_path, capsys):
 
     assert main(["audit", str(small_fleet), "--out", str(tmp_path), "--strategies", "nope"]) == 2
     assert "nope" in capsys.readouterr().err
+
+
+def _decode_like_input(path, make_snapshot):
+    """Three generations of one group and one of another, as `decode --json` writes them."""
+    rows = [
+        make_snapshot(generation=2),
+        make_snapshot(generation=3),
+        make_snapshot(group_id="other", generation=9),
+        make_snapshot(generation=1),  # an older line written later (another capture)
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def test_one_group_id_is_one_group_at_its_latest_generation(tmp_path, make_snapshot):
+    source = _decode_like_input(tmp_path / "decoded.jsonl", make_snapshot)
+    summary = run_audit(source, tmp_path / "out", AuditOptions(("range",), processes=1))
+    assert summary["groups"] == 2 and summary["older_generations_skipped"] == 2
+    audited = {(row["group_id"], row["generation"]) for row in _rows(tmp_path / "out")}
+    assert audited == {("g", 3), ("other", 9)}
+    every = run_audit(
+        source, tmp_path / "all", AuditOptions(("range",), processes=1, all_generations=True)
+    )
+    assert every["groups"] == 4 and every["older_generations_skipped"] == 0
+
+
+def test_no_rate_is_claimed_for_nothing_audited(tmp_path):
+    empty = tmp_path / "blank.jsonl"
+    empty.write_text("\n\n")
+    summary = run_audit(empty, tmp_path / "out", AuditOptions(("range",), processes=1))
+    assert summary["groups"] == 0 and summary["groups_per_second"] is None
