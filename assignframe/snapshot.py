@@ -6,8 +6,9 @@ in docs/decode.md) is :func:`snapshot_to_dict`, read back by :func:`read_snapsho
 adds its own keys beside it (rounds, events, changes), which the reader ignores.
 
 A snapshot keeps the bytes it was read from (``wire``): the JSON form writes them as hex, so
-nothing a member sent is lost or re-encoded differently. Without bytes (a snapshot built in
-memory) the hex is the codec's encoding of the decoded values.
+nothing a member sent is lost or re-encoded differently, and the decoded fields beside them for
+people. Where no bytes were seen the hex is null and the reader takes the decoded fields: nothing
+is made up.
 
 :func:`snapshot_metrics` is the one place a snapshot's validity and metrics come from: the core's
 :func:`~assignframe.metrics.round_metrics` with the cooperative rule (a partition a member still
@@ -213,18 +214,12 @@ def snapshot_to_dict(snapshot: GroupSnapshot) -> dict[str, Any]:
 
 def _member_dict(snapshot: GroupSnapshot, member: Member) -> dict[str, Any]:
     sent = snapshot.wire.get(member.member_id, MemberWire())
-    subscription = sent.subscription
-    if subscription is None:
-        subscription = wire.encode_subscription_metadata(wire.metadata_of(member))
     current = snapshot.current.assignments.get(member.member_id, MemberAssignment(()))
-    assignment = sent.assignment
-    if assignment is None:
-        assignment = wire.encode_member_assignment(current)
     return {
         "member_id": member.member_id,
         "group_instance_id": member.group_instance_id,
         "subscription": {
-            "hex": subscription.hex(),
+            "hex": _hex(sent.subscription),
             "version": member.subscription_version,
             "topics": list(member.topics),
             "owned_partitions": _pairs(member.owned_partitions),
@@ -232,8 +227,12 @@ def _member_dict(snapshot: GroupSnapshot, member: Member) -> dict[str, Any]:
             "rack_id": member.rack,
             "user_data": None if member.user_data is None else member.user_data.hex(),
         },
-        "assignment": {"hex": assignment.hex(), "partitions": _pairs(current.partitions)},
+        "assignment": {"hex": _hex(sent.assignment), "partitions": _pairs(current.partitions)},
     }
+
+
+def _hex(data: bytes | None) -> str | None:
+    return None if data is None else data.hex()
 
 
 def _pairs(partitions: tuple[TopicPartition, ...]) -> list[list[Any]]:

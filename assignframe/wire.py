@@ -22,7 +22,6 @@ __all__ = [
     "encode_subscription_metadata",
     "member_from_metadata",
     "member_from_subscription",
-    "metadata_of",
     "reads_back_as_is",
     "received_assignment",
     "wire_order",
@@ -65,13 +64,6 @@ def member_from_subscription(
         user_data=subscription.user_data,
         decoded_user_data=decoded_user_data,
         subscription_version=subscription.version,
-    )
-
-
-def metadata_of(member: Member) -> SubscriptionMetadata:
-    """What ``member`` would put in its JoinGroup subscription to be read back as it is."""
-    return SubscriptionMetadata(
-        member.topics, member.user_data, member.owned_partitions, member.generation, member.rack
     )
 
 

@@ -15,55 +15,59 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from ..snapshot import SNAPSHOT_SCHEMA
+from ..snapshot import snapshot_to_dict as core_snapshot_dict
+from .snapshots import group_snapshot
 from .timeline import GroupTimeline, MemberRound, Snapshot
 
 __all__ = ["SNAPSHOT_SCHEMA", "render_timelines", "snapshot_dicts", "snapshot_to_dict"]
 
-SNAPSHOT_SCHEMA = "assignframe.decode.snapshot/1"
 
-
-def _member_dict(member: MemberRound) -> dict[str, Any]:
-    subscription = dict(member.subscription or {})
+def _member_extras(member: MemberRound) -> dict[str, Any]:
+    """What decode adds to a member beyond the snapshot: who it is on the network, what it
+    offered, what its SyncGroup response carried, and the strategy's view of its user data."""
+    subscription = {
+        k: v
+        for k, v in (member.subscription or {}).items()
+        if k in ("user_data_decoded", "user_data_error", "error")
+    }
     if member.subscription_source:
         subscription["source"] = member.subscription_source
     return {
-        "member_id": member.member_id,
-        "group_instance_id": member.group_instance_id,
         "client_id": member.client_id,
         "client_software": member.client_software,
         "connection": member.connection,
         "protocols": member.protocols,
-        "subscription": subscription or None,
-        "assignment": member.assignment,
+        "subscription": subscription,
+        "assignment_source": "leader" if member.assignment is not None else (
+            "member" if member.received is not None else None
+        ),
         "received_assignment": member.received,
     }
 
 
 def snapshot_to_dict(snapshot: Snapshot, source: str | None = None) -> dict[str, Any]:
-    """One group generation as a JSON-ready dict (see docs/decode.md for every field)."""
-    topics = sorted(
-        {t for m in snapshot.members.values() for t in (m.subscription or {}).get("topics") or ()}
+    """One group generation as a JSON-ready dict: the core snapshot's serialization
+    (:func:`assignframe.snapshot.snapshot_to_dict`, read back by ``read_snapshot``) plus what
+    decode saw around it (docs/decode.md lists every field)."""
+    typed = snapshot.typed or group_snapshot(snapshot)
+    result = {"source": source, **core_snapshot_dict(typed)}
+    for member in result["members"]:
+        extras = _member_extras(snapshot.members[member["member_id"]])
+        member["subscription"].update(extras.pop("subscription"))
+        member.update(extras)
+    result.update(
+        protocol_type=snapshot.protocol_type,
+        first_seen=snapshot.first_seen,
+        synced_at=snapshot.synced_at,
+        complete=snapshot.complete,
+        changes=snapshot.changes,
+        metrics=snapshot.metrics,
+        rounds=snapshot.rounds,
+        events=snapshot.events,
+        replay=snapshot.replay,
     )
-    return {
-        "schema": SNAPSHOT_SCHEMA,
-        "source": source,
-        "group_id": snapshot.group_id,
-        "generation": snapshot.generation,
-        "protocol_type": snapshot.protocol_type,
-        "protocol": snapshot.protocol,
-        "leader": snapshot.leader,
-        "first_seen": snapshot.first_seen,
-        "synced_at": snapshot.synced_at,
-        "complete": snapshot.complete,
-        "topic_partitions": {t: snapshot.partitions_per_topic.get(t) for t in topics},
-        "members": [_member_dict(m) for m in snapshot.members.values()],
-        "changes": snapshot.changes,
-        "metrics": snapshot.metrics,
-        "rounds": snapshot.rounds,
-        "events": snapshot.events,
-        "replay": snapshot.replay,
-        "notes": snapshot.notes,
-    }
+    return result
 
 
 def snapshot_dicts(

@@ -40,6 +40,7 @@ MEMBER_KEYS = {
     "protocols",
     "subscription",
     "assignment",
+    "assignment_source",
     "received_assignment",
 }
 
