@@ -32,7 +32,14 @@ from construct import Construct, FormatField, Renamed, SizeofError, Struct, Subc
 from . import wire
 from .engine import Format, as_bytes
 from .errors import CodecError, EncodeError, MalformedError, TruncatedError
-from .primitives import KafkaArray, KafkaBool, KafkaBytes, KafkaString, Since
+from .primitives import (
+    KafkaArray,
+    KafkaBool,
+    KafkaBytes,
+    KafkaString,
+    KafkaTaggedFields,
+    Since,
+)
 from .types import UNKNOWN_TAGS, Message
 
 __all__ = [
@@ -226,6 +233,7 @@ class Tag:
     subcon: Construct
     default: Any = None
     ignorable: bool = False
+    first: int = 0  # first version holding the tag (taggedVersions)
 
 
 class TaggedSection(Construct):
@@ -364,6 +372,7 @@ class _Slot:
     nested: type[Message] | None = None  # model of a struct or of an array's elements
     array: bool = False
     tagged: bool = False
+    raw_tags: bool = False  # a classic-codec section of unknown tags only (records.py)
 
 
 def _camel(name: str) -> str:
@@ -403,7 +412,9 @@ def message_model(name: str, struct: Struct, *, top: bool = True) -> type[Messag
 
     Fields absent from some versions and tagged fields default to their declared default.
     """
-    specs: list[tuple] = [("version", "int")] if top else []
+    names = {getattr(subcon, "name", None) for subcon in struct.subcons}
+    message_version = top and "version" not in names
+    specs: list[tuple] = [("version", "int")] if message_version else []
     slots: list[_Slot] = []
     for subcon in struct.subcons:
         if not isinstance(subcon, Renamed):
@@ -418,6 +429,10 @@ def message_model(name: str, struct: Struct, *, top: bool = True) -> type[Messag
                 slots.append(_Slot(item.name, nested, array, tagged=True))
             specs.append((UNKNOWN_TAGS, "tuple", dataclasses.field(default=())))
             continue
+        if isinstance(inner, KafkaTaggedFields):
+            specs.append((UNKNOWN_TAGS, "tuple", dataclasses.field(default=())))
+            slots.append(_Slot(subcon.name, raw_tags=True))
+            continue
         since = inner if isinstance(inner, Since) else None
         inner = since.subcon if since else inner
         nested, array = _nested_model(name, subcon.name, inner)
@@ -426,11 +441,50 @@ def message_model(name: str, struct: Struct, *, top: bool = True) -> type[Messag
             spec += (dataclasses.field(default=_model_default(since.default, nested, array)),)
         specs.append(spec)
         slots.append(_Slot(subcon.name, nested, array))
-    model = dataclasses.make_dataclass(name, specs, bases=(Message,), frozen=True, kw_only=True)
+    base = Message if message_version or not top else _VersionFieldMessage
+    model = dataclasses.make_dataclass(name, specs, bases=(base,), frozen=True, kw_only=True)
+    model._message_version = message_version
     model._elements = {slot.name: slot.nested for slot in slots if slot.array and slot.nested}
     model._slots_plan = tuple(slots)
     model.__module__ = __name__
     return model
+
+
+class _VersionFieldMessage(Message):
+    """Base of a top-level model whose schema has a field named ``version``
+    (ConsumerGroupRegularExpressionValue): that field is data, not the message version."""
+
+    __slots__ = ()
+
+    def to_dict(self, version: int | None = None) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for item in dataclasses.fields(self):  # type: ignore[arg-type]
+            value = getattr(self, item.name)
+            if item.name == UNKNOWN_TAGS and not value:
+                continue
+            out[item.name] = plain_value(value)
+        return out
+
+
+def plain_value(value: Any) -> Any:
+    """A model's value as to_dict() shows it (nested models as dicts, tuples as lists)."""
+    if isinstance(value, Message):
+        return value.to_dict(None)
+    if isinstance(value, tuple):
+        return [plain_value(item) for item in value]
+    return value
+
+
+def as_model(model: type[Message], given: Any) -> Any:
+    """A typed value or a plain dict (snake_case, the shape ``to_dict`` gives) as ``model``."""
+    if isinstance(given, model):
+        return given
+    if not isinstance(given, Mapping):
+        raise EncodeError(f"expected {model.__name__} or a dict, got {type(given).__name__}")
+    try:
+        return to_model(model, given)
+    except TypeError as exc:
+        raise EncodeError(f"{model.__name__}: {exc}") from None
 
 
 def _model_default(default: Any, nested: type[Message] | None, array: bool) -> Any:
@@ -452,14 +506,18 @@ def _plan(model: type[Message]) -> tuple[_Slot, ...]:
 # --------------------------------------------------------------------------- container <-> model
 def to_model(model: type[Message], container: Mapping[str, Any], **extra: Any) -> Any:
     """A parsed container (or a plain dict of the same shape) as ``model``."""
-    tagged = container.get("tagged_fields") or {}
+    tagged = container.get("tagged_fields")
+    tagged = tagged if isinstance(tagged, Mapping) else {}
     kwargs: dict[str, Any] = dict(extra)
     for slot in _plan(model):
+        if slot.raw_tags:
+            kwargs[UNKNOWN_TAGS] = tuple(tuple(pair) for pair in container.get(slot.name) or ())
+            continue
         source = tagged if slot.tagged else container
         if slot.name not in source:
             continue
         kwargs[slot.name] = _value_to_model(slot, source[slot.name])
-    if "tagged_fields" in container or tagged:
+    if "tagged_fields" in container and UNKNOWN_TAGS not in kwargs:
         kwargs[UNKNOWN_TAGS] = tuple(tuple(pair) for pair in tagged.get(_UNKNOWN, ()))
     return model(**kwargs)
 
@@ -484,9 +542,13 @@ def to_build(message: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     tagged: dict[str, Any] = {_UNKNOWN: list(getattr(message, UNKNOWN_TAGS, ()) or ())}
     for slot in _plan(type(message)):
+        if slot.raw_tags:
+            out[slot.name] = tagged.pop(_UNKNOWN)
+            continue
         value = _value_to_build(slot, getattr(message, slot.name))
         (tagged if slot.tagged else out)[slot.name] = value
-    out["tagged_fields"] = tagged
+    if tagged:
+        out["tagged_fields"] = tagged
     return out
 
 
@@ -514,10 +576,15 @@ class FlexibleFormat(Format):
 
     def __init__(self, name: str, struct: Struct) -> None:
         super().__init__(name, struct, message_model(name, struct))
+        tag_windows = {item.name: (item.first, None) for sub in struct.subcons
+                       if isinstance(getattr(sub, "subcon", None), TaggedSection)
+                       for item in sub.subcon.tags if item.first}
+        self.model._windows = {**self.model._windows, **tag_windows}
 
     def decode(self, data: bytes, *, version: int, flexible: bool, **extra: Any) -> Any:
         container, _ = self.parse(as_bytes(data), version=version, flexible=flexible)
-        extra.setdefault("version", version)
+        if self.model._message_version:  # type: ignore[attr-defined]
+            extra.setdefault("version", version)
         try:
             return to_model(self.model, container, **extra)
         except TypeError as exc:  # pragma: no cover - a declaration/model mismatch

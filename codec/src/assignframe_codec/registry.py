@@ -183,7 +183,7 @@ def _kip848_codecs() -> dict[str, Codec]:
     for kind, (struct, lowest, highest) in kip848.DECLARATIONS.items():
         api_key = kip848.API_KEYS[kind.removesuffix("Request").removesuffix("Response")]
         codecs[kind] = MessageCodec(FlexibleFormat(kind, struct), highest, 0, lowest, api_key)
-    codecs.update(coordinator_records.CODECS)
+    codecs.update(coordinator_records.half_codecs())
     return codecs
 
 
