@@ -373,7 +373,7 @@ def encode_coordinator_record(record_type: int, key: Any, value: Any = None,
 
 
 def _encode_half(fmt: FlexibleFormat, given: Any, version: int, flexible: bool) -> bytes:
-    return fmt.encode(as_model(fmt.model, given), version=version, flexible=flexible)
+    return fmt.encode(as_model(fmt.model, given, version), version=version, flexible=flexible)
 
 
 def half_codecs() -> dict[str, Any]:

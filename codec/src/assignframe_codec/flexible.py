@@ -475,14 +475,15 @@ def plain_value(value: Any) -> Any:
     return value
 
 
-def as_model(model: type[Message], given: Any) -> Any:
+def as_model(model: type[Message], given: Any, version: int | None = None) -> Any:
     """A typed value or a plain dict (snake_case, the shape ``to_dict`` gives) as ``model``."""
     if isinstance(given, model):
         return given
     if not isinstance(given, Mapping):
         raise EncodeError(f"expected {model.__name__} or a dict, got {type(given).__name__}")
+    extra = {"version": version} if getattr(model, "_message_version", False) else {}
     try:
-        return to_model(model, given)
+        return to_model(model, given, **extra)
     except TypeError as exc:
         raise EncodeError(f"{model.__name__}: {exc}") from None
 
@@ -513,11 +514,14 @@ def to_model(model: type[Message], container: Mapping[str, Any], **extra: Any) -
         if slot.raw_tags:
             kwargs[UNKNOWN_TAGS] = tuple(tuple(pair) for pair in container.get(slot.name) or ())
             continue
-        source = tagged if slot.tagged else container
+        # a parsed container holds tagged fields in its section, a to_dict-shaped dict inline
+        source = tagged if slot.tagged and slot.name in tagged else container
         if slot.name not in source:
             continue
         kwargs[slot.name] = _value_to_model(slot, source[slot.name])
-    if "tagged_fields" in container and UNKNOWN_TAGS not in kwargs:
+    if UNKNOWN_TAGS in container:
+        kwargs[UNKNOWN_TAGS] = tuple(tuple(pair) for pair in container[UNKNOWN_TAGS] or ())
+    elif "tagged_fields" in container and UNKNOWN_TAGS not in kwargs:
         kwargs[UNKNOWN_TAGS] = tuple(tuple(pair) for pair in tagged.get(_UNKNOWN, ()))
     return model(**kwargs)
 
