@@ -40,8 +40,30 @@ def _java_field(exception: dict) -> str | None:
     return _snake(found.group(1)) if found else None
 
 
+# What Java threw, as the CodecError subclass we raise for the same bytes.
+_JAVA_TO_OURS = (
+    ("UnknownRecordTypeException", codec.UnknownKindError),
+    ("UnknownRecordVersionException", codec.InvalidVersionError),
+    ("Varint is too long", codec.MalformedError),
+    ("was serialized as null", codec.MalformedError),
+    ("BufferUnderflowException", codec.TruncatedError),
+    ("Error reading byte array", codec.TruncatedError),
+    ("Tried to allocate a collection", codec.TruncatedError),
+    ("Could not read version from", codec.TruncatedError),
+)
+
+
+def _expected_class(exception: dict) -> type[codec.CodecError]:
+    text = " ".join(str(value) for value in exception.values())
+    for marker, ours in _JAVA_TO_OURS:
+        if marker in text:
+            return ours
+    return codec.CodecError
+
+
 def _assert_names_field(error: codec.CodecError, exception: dict) -> None:
     assert not error.reason.startswith("internal error"), error
+    assert isinstance(error, _expected_class(exception)), (exception, repr(error))
     field = _java_field(exception)
     if field is not None:
         assert error.path is not None and field in error.path.split("."), (field, str(error))
