@@ -159,7 +159,7 @@ def _record_input(row):
 
 
 def _record_type(row) -> int:
-    return next(record.record_type for record in RECORD_TYPES.values() if record.name == row["type"])
+    return next(number for number, record in RECORD_TYPES.items() if record.name == row["type"])
 
 
 @pytest.mark.parametrize("row", RECORD_ENCODE, ids=row_id)

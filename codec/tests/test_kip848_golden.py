@@ -144,3 +144,20 @@ def test_compiled_declarations_generate_code_without_interpreter_fallback():
     for fmt in formats:
         source = fmt.compiled.source
         assert "linkedparsers[" not in source and "linkedbuilders[" not in source, fmt.name
+
+
+@pytest.mark.parametrize("row", [row for row in FRAMED if row["type"].endswith("Request")],
+                         ids=row_id)
+def test_request_frame_names_its_own_kind_and_version(row):
+    frame = codec.decode_frame(bytes.fromhex(row["framed_hex"]))
+    assert (frame.kind, frame.version) == (row["type"], row["version"])
+
+
+def test_facade_exports_the_record_reader():
+    row = next(row for row in RECORDS if row["record_type"] == 8 and row["value"] is not None)
+    record = codec.decode_coordinator_record(bytes.fromhex(row["key_hex"]),
+                                             bytes.fromhex(row["value_hex"]))
+    assert isinstance(record, codec.CoordinatorRecord)
+    assert codec.RECORD_TYPES[8].value_type == record.value_type
+    assert codec.encode_coordinator_record(8, record.key, record.value, 0)[1] == bytes.fromhex(
+        row["value_hex"])

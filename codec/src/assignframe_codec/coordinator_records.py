@@ -64,7 +64,8 @@ def _nested(name: str, *fields) -> Struct:
 
 
 def _without_tags(declaration: Struct) -> tuple:
-    return tuple(sub for sub in declaration.subcons if getattr(sub, "name", None) != "tagged_fields")
+    return tuple(sub for sub in declaration.subcons
+                 if getattr(sub, "name", None) != "tagged_fields")
 
 
 # --------------------------------------------------------------------------- keys (version 0)
@@ -81,10 +82,12 @@ _LEGACY_OFFSET_COMMIT_VALUE = _fields(
     "commit_timestamp" / Int64,
 )
 
-# OffsetCommitValue v0-4 (records.py) plus the tag-0 topic id the coordinator writes since 4.1.
+# OffsetCommitValue v0-4 (records.py) plus its tagged topic id (tag 0, v4+, not written when
+# all zero).
+_TOPIC_ID_TAG = Tag(0, "topic_id", Uuid, default=_ZERO_UUID, ignorable=True, first=4)
 _OFFSET_COMMIT_VALUE = Struct(
     *_without_tags(records.OFFSET_COMMIT_VALUE),
-    "tagged_fields" / TaggedSection(Tag(0, "topic_id", Uuid, default=_ZERO_UUID, ignorable=True, first=4)),
+    "tagged_fields" / TaggedSection(_TOPIC_ID_TAG),
 )
 
 
@@ -175,9 +178,9 @@ _SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE = _fields(
 
 
 def _share_topics(*, partitions: bool) -> KafkaArray:
-    fields = ("topic_id" / Uuid, "topic_name" / String)
+    fields = ["topic_id" / Uuid, "topic_name" / String]
     if partitions:
-        fields += ("partitions" / Array(Int32),)
+        fields.append("partitions" / Array(Int32))
     return Array(_nested("TopicPartitionsInfo" if partitions else "TopicInfo", *fields))
 
 
@@ -389,7 +392,9 @@ def half_codecs() -> dict[str, Any]:
                     version = getattr(value, "version", None)
                 self._check(version, self.lowest, self.highest)
                 assert version is not None
-                return _encode_half(self.fmt, value, version, self.is_flexible(version))
+                fmt = self.fmt
+                assert isinstance(fmt, FlexibleFormat)
+                return _encode_half(fmt, value, version, self.is_flexible(version))
 
     codecs: dict[str, Any] = {}
     for record in RECORD_TYPES.values():

@@ -217,11 +217,13 @@ class NullableStruct(Subconstruct):
 
     def _emitparse(self, code):
         code.append(_IMPORT.format("read_presence"))
-        return f"(({self.subcon._compileparse(code)}) if read_presence(io, {self.tagged}) else None)"
+        present = f"read_presence(io, {self.tagged})"
+        return f"(({self.subcon._compileparse(code)}) if {present} else None)"
 
     def _emitbuild(self, code):
         code.append(_IMPORT.format("write_presence"))
-        return f"(({self.subcon._compilebuild(code)}) if write_presence(obj, io, {self.tagged}) else obj)"
+        present = f"write_presence(obj, io, {self.tagged})"
+        return f"(({self.subcon._compilebuild(code)}) if {present} else obj)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -442,7 +444,8 @@ def message_model(name: str, struct: Struct, *, top: bool = True) -> type[Messag
         specs.append(spec)
         slots.append(_Slot(subcon.name, nested, array))
     base = Message if message_version or not top else _VersionFieldMessage
-    model = dataclasses.make_dataclass(name, specs, bases=(base,), frozen=True, kw_only=True)
+    model: Any = dataclasses.make_dataclass(name, specs, bases=(base,), frozen=True,
+                                            kw_only=True)
     model._message_version = message_version
     model._elements = {slot.name: slot.nested for slot in slots if slot.array and slot.nested}
     model._slots_plan = tuple(slots)
