@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from assignframe_codec.flexible import _plan
+from assignframe_codec.flexible_models import model_plan
 from assignframe_codec.types import UNKNOWN_TAGS, Message
 from codec_shared import hexify, load_jsonl
 
@@ -57,7 +57,7 @@ def unhex_value(model: type[Message], value: dict) -> dict:
     """A golden ``value`` with its bytes fields (per the generated model) back as bytes."""
     out = dict(value)
     types = {item.name: str(item.type) for item in fields(model)}  # type: ignore[arg-type]
-    for slot in _plan(model):
+    for slot in model_plan(model):
         item = out.get(slot.name)
         if item is None:
             continue

@@ -11,7 +11,7 @@ from typing import Any
 import assignframe_codec as codec
 import pytest
 from assignframe_codec import consumer, fastpath
-from assignframe_codec.flexible import FlexibleFormat
+from assignframe_codec.flexible_models import FlexibleFormat
 from assignframe_codec.primitives import (
     Int,
     KafkaArray,

@@ -27,7 +27,8 @@ from construct import Struct
 from . import kip848, records
 from .engine import as_bytes
 from .errors import InvalidVersionError, TruncatedError, UnknownKindError, reporting
-from .flexible import FlexibleFormat, NullableStruct, Tag, TaggedSection, Uuid, as_model
+from .flexible import NullableStruct, Tag, TaggedSection, Uuid
+from .flexible_models import FlexibleFormat, as_model
 from .primitives import (
     Array,
     Bytes,

@@ -14,8 +14,7 @@
 Like :mod:`.primitives`, every class parses and builds in the interpreter and emits code for
 ``Struct.compile()``; both paths call the same helper functions below.
 
-The models (frozen dataclasses) of these messages are generated from their declarations by
-:func:`message_model`, so a field is declared once: in its construct ``Struct``.
+The models of these messages are generated from their declarations by :mod:`.flexible_models`.
 """
 
 from __future__ import annotations
@@ -23,38 +22,21 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from io import BytesIO
 from typing import Any
 
-from construct import Construct, FormatField, Renamed, SizeofError, Struct, Subconstruct
+from construct import Construct, FormatField, SizeofError, Subconstruct
 
 from . import wire
-from .engine import Format, as_bytes
-from .errors import CodecError, EncodeError, MalformedError, TruncatedError
-from .primitives import (
-    KafkaArray,
-    KafkaBool,
-    KafkaBytes,
-    KafkaString,
-    KafkaTaggedFields,
-    Since,
-)
-from .types import UNKNOWN_TAGS, Message
+from .errors import CodecError, EncodeError, TruncatedError
+from .types import UNKNOWN_TAGS
 
-__all__ = [
-    "FlexibleFormat",
-    "NullableStruct",
-    "Tag",
-    "TaggedSection",
-    "Uint16",
-    "Uuid",
-    "message_model",
-]
+__all__ = ["NullableStruct", "Tag", "TaggedSection", "Uint16", "Uuid"]
 
 _FLEXIBLE = "this['_params']['flexible']"
 _IMPORT = "from assignframe_codec.flexible import {}"
-_UNKNOWN = "unknown"  # key of the raw unknown tags inside a parsed tagged section
+RAW_UNKNOWN = "unknown"  # key of the raw unknown tags inside a parsed tagged section
 
 
 # --------------------------------------------------------------------------- helpers (both paths)
@@ -108,13 +90,11 @@ def read_unknown_tag(io: Any, unknown: list, tag: int, size: int) -> None:
 def plain(value: Any) -> Any:
     """A value as plain dicts/lists for comparing: models, containers and tuples normalised,
     a nested tagged section flattened into its struct (raw unknown tags kept when present)."""
-    if isinstance(value, Message):
-        value = to_build(value)
     if isinstance(value, Mapping):
         out = {key: plain(item) for key, item in value.items()
                if not str(key).startswith("_") and key != "tagged_fields"}
         section = dict(value.get("tagged_fields") or {})
-        unknown = section.pop(_UNKNOWN, None)
+        unknown = section.pop(RAW_UNKNOWN, None)
         out.update({key: plain(item) for key, item in section.items()})
         if unknown:
             out[UNKNOWN_TAGS] = plain(unknown)
@@ -253,7 +233,7 @@ class TaggedSection(Construct):
         return {item.name: item.default for item in self.tags}
 
     def _parse(self, stream, context, path):
-        result = {**self._defaults(), _UNKNOWN: []}
+        result = {**self._defaults(), RAW_UNKNOWN: []}
         if not context._params.flexible:
             return result
         by_tag = {item.tag: item for item in self.tags}
@@ -263,7 +243,7 @@ class TaggedSection(Construct):
                 tag, size = wire.read_uvarint(stream), wire.read_uvarint(stream)
                 known = by_tag.get(tag)
                 if known is None:
-                    read_unknown_tag(stream, result[_UNKNOWN], tag, size)
+                    read_unknown_tag(stream, result[RAW_UNKNOWN], tag, size)
                 else:
                     result[known.name] = known.subcon._parsereport(
                         stream, context, f"{path} -> {known.name}")
@@ -283,7 +263,7 @@ class TaggedSection(Construct):
                 data = buffer.getvalue()
             known.append((item.tag, item.name, data, item.ignorable))
         try:
-            write_tagged(stream, context._params.flexible, known, obj.get(_UNKNOWN),
+            write_tagged(stream, context._params.flexible, known, obj.get(RAW_UNKNOWN),
                          context._params.version)
         except CodecError as exc:
             raise exc.fill(path=path) from None
@@ -298,7 +278,7 @@ class TaggedSection(Construct):
         code.append("from assignframe_codec.wire import read_uvarint")
         fname = f"parse_tagged_section_{code.allocateId()}"
         lines = [f"def {fname}(io, this):",
-                 f"    result = {{**{self._defaults()!r}, {_UNKNOWN!r}: []}}",
+                 f"    result = {{**{self._defaults()!r}, {RAW_UNKNOWN!r}: []}}",
                  f"    if not {_FLEXIBLE}:",
                  "        return result",
                  "    for _ in range(read_tag_header(io)):",
@@ -310,7 +290,7 @@ class TaggedSection(Construct):
             lines += [f"        elif tag == {item.tag}:",
                       f"            result[{item.name!r}] = {item.subcon._compileparse(code)}"]
         lines += ["        else:",
-                  f"            read_unknown_tag(io, result[{_UNKNOWN!r}], tag, size)",
+                  f"            read_unknown_tag(io, result[{RAW_UNKNOWN!r}], tag, size)",
                   "    return result"]
         code.append("\n".join(lines) + "\n")
         return f"{fname}(io, this)"
@@ -333,7 +313,7 @@ class TaggedSection(Construct):
                       f"    data = None if is_default(value, {item.default!r}) else "
                       f"{fname}_{item.tag}(value, BytesIO(), this)",
                       f"    known.append(({item.tag}, {item.name!r}, data, {item.ignorable!r}))"]
-        lines += [f"    write_tagged(io, {_FLEXIBLE}, known, section.get({_UNKNOWN!r}),"
+        lines += [f"    write_tagged(io, {_FLEXIBLE}, known, section.get({RAW_UNKNOWN!r}),"
                   " this['_params']['version'])",
                   "    return obj"]
         code.append("\n".join(lines) + "\n")
@@ -363,246 +343,3 @@ class _Unsigned16(FormatField):
 
 
 Uint16 = _Unsigned16()
-
-
-# --------------------------------------------------------------------------- declaration -> model
-@dataclasses.dataclass(frozen=True)
-class _Slot:
-    """How one model field maps to the parsed container."""
-
-    name: str
-    nested: type[Message] | None = None  # model of a struct or of an array's elements
-    array: bool = False
-    tagged: bool = False
-    raw_tags: bool = False  # a classic-codec section of unknown tags only (records.py)
-
-
-def _camel(name: str) -> str:
-    return "".join(part.capitalize() for part in name.split("_"))
-
-
-def _nested_model(owner: str, name: str, inner: Construct) -> tuple[type[Message] | None, bool]:
-    if isinstance(inner, NullableStruct):
-        inner = inner.subcon
-    if isinstance(inner, KafkaArray):
-        element = inner.subcon
-        if isinstance(element, Struct):
-            return message_model(owner + _camel(name), element, top=False), True
-        return None, True
-    if isinstance(inner, Struct):
-        return message_model(owner + _camel(name), inner, top=False), False
-    return None, False
-
-
-def _annotation(inner: Construct, nested: type[Message] | None, array: bool) -> str:
-    if array:
-        return f"tuple[{nested.__name__ if nested else 'Any'}, ...] | None"
-    if nested is not None:
-        return f"{nested.__name__} | None"
-    if isinstance(inner, KafkaBytes):
-        return "bytes | None"
-    if isinstance(inner, KafkaString) or isinstance(inner, _Uuid):
-        return "str | None"
-    if isinstance(inner, KafkaBool):
-        return "bool"
-    return "int"
-
-
-def message_model(name: str, struct: Struct, *, top: bool = True) -> type[Message]:
-    """A frozen dataclass for ``struct``: one field per declared field (tagged ones included),
-    ``unknown_tagged_fields`` when the struct has a tagged section, ``version`` on top models.
-
-    Fields absent from some versions and tagged fields default to their declared default.
-    """
-    names = {getattr(subcon, "name", None) for subcon in struct.subcons}
-    message_version = top and "version" not in names
-    specs: list[tuple] = [("version", "int")] if message_version else []
-    slots: list[_Slot] = []
-    for subcon in struct.subcons:
-        if not isinstance(subcon, Renamed):
-            continue
-        inner = subcon.subcon
-        if isinstance(inner, TaggedSection):
-            for item in inner.tags:
-                nested, array = _nested_model(name, item.name, item.subcon)
-                default = _model_default(item.default, nested, array)
-                specs.append((item.name, _annotation(item.subcon, nested, array),
-                              dataclasses.field(default=default)))
-                slots.append(_Slot(item.name, nested, array, tagged=True))
-            specs.append((UNKNOWN_TAGS, "tuple", dataclasses.field(default=())))
-            continue
-        if isinstance(inner, KafkaTaggedFields):
-            specs.append((UNKNOWN_TAGS, "tuple", dataclasses.field(default=())))
-            slots.append(_Slot(subcon.name, raw_tags=True))
-            continue
-        since = inner if isinstance(inner, Since) else None
-        inner = since.subcon if since else inner
-        nested, array = _nested_model(name, subcon.name, inner)
-        spec: tuple = (subcon.name, _annotation(inner, nested, array))
-        if since is not None:
-            spec += (dataclasses.field(default=_model_default(since.default, nested, array)),)
-        specs.append(spec)
-        slots.append(_Slot(subcon.name, nested, array))
-    base = Message if message_version or not top else _VersionFieldMessage
-    model: Any = dataclasses.make_dataclass(name, specs, bases=(base,), frozen=True,
-                                            kw_only=True)
-    model._message_version = message_version
-    model._elements = {slot.name: slot.nested for slot in slots if slot.array and slot.nested}
-    model._slots_plan = tuple(slots)
-    model.__module__ = __name__
-    return model
-
-
-class _VersionFieldMessage(Message):
-    """Base of a top-level model whose schema has a field named ``version``
-    (ConsumerGroupRegularExpressionValue): that field is data, not the message version."""
-
-    __slots__ = ()
-
-    def to_dict(self, version: int | None = None) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for item in dataclasses.fields(self):  # type: ignore[arg-type]
-            value = getattr(self, item.name)
-            if item.name == UNKNOWN_TAGS and not value:
-                continue
-            out[item.name] = plain_value(value)
-        return out
-
-
-def plain_value(value: Any) -> Any:
-    """A model's value as to_dict() shows it (nested models as dicts, tuples as lists)."""
-    if isinstance(value, Message):
-        return value.to_dict(None)
-    if isinstance(value, tuple):
-        return [plain_value(item) for item in value]
-    return value
-
-
-def as_model(model: type[Message], given: Any, version: int | None = None) -> Any:
-    """A typed value or a plain dict (snake_case, the shape ``to_dict`` gives) as ``model``."""
-    if isinstance(given, model):
-        return given
-    if not isinstance(given, Mapping):
-        raise EncodeError(f"expected {model.__name__} or a dict, got {type(given).__name__}")
-    extra = {"version": version} if getattr(model, "_message_version", False) else {}
-    try:
-        return to_model(model, given, **extra)
-    except TypeError as exc:
-        raise EncodeError(f"{model.__name__}: {exc}") from None
-
-
-def _model_default(default: Any, nested: type[Message] | None, array: bool) -> Any:
-    if default is None:
-        return None
-    if nested is not None and not array:
-        return to_model(nested, default)
-    if isinstance(default, list):
-        if nested is not None:
-            return tuple(to_model(nested, item) for item in default)
-        return tuple(default)
-    return default
-
-
-def _plan(model: type[Message]) -> tuple[_Slot, ...]:
-    return model._slots_plan  # type: ignore[attr-defined, no-any-return]
-
-
-# --------------------------------------------------------------------------- container <-> model
-def to_model(model: type[Message], container: Mapping[str, Any], **extra: Any) -> Any:
-    """A parsed container (or a plain dict of the same shape) as ``model``."""
-    tagged = container.get("tagged_fields")
-    tagged = tagged if isinstance(tagged, Mapping) else {}
-    kwargs: dict[str, Any] = dict(extra)
-    for slot in _plan(model):
-        if slot.raw_tags:
-            kwargs[UNKNOWN_TAGS] = tuple(tuple(pair) for pair in container.get(slot.name) or ())
-            continue
-        # a parsed container holds tagged fields in its section, a to_dict-shaped dict inline
-        source = tagged if slot.tagged and slot.name in tagged else container
-        if slot.name not in source:
-            continue
-        kwargs[slot.name] = _value_to_model(slot, source[slot.name])
-    if UNKNOWN_TAGS in container:
-        kwargs[UNKNOWN_TAGS] = tuple(tuple(pair) for pair in container[UNKNOWN_TAGS] or ())
-    elif "tagged_fields" in container and UNKNOWN_TAGS not in kwargs:
-        kwargs[UNKNOWN_TAGS] = tuple(tuple(pair) for pair in tagged.get(_UNKNOWN, ()))
-    return model(**kwargs)
-
-
-def _value_to_model(slot: _Slot, value: Any) -> Any:
-    if value is None or isinstance(value, Message):
-        return value
-    if slot.array:
-        if slot.nested is None:
-            return tuple(value)
-        return tuple(item if isinstance(item, Message) else to_model(slot.nested, item)
-                     for item in value)
-    if slot.nested is not None:
-        return to_model(slot.nested, value)
-    return value
-
-
-def to_build(message: Any) -> dict[str, Any]:
-    """The mapping a declaration builds from: tagged fields go into ``tagged_fields``."""
-    if isinstance(message, Mapping):
-        return dict(message)
-    out: dict[str, Any] = {}
-    tagged: dict[str, Any] = {_UNKNOWN: list(getattr(message, UNKNOWN_TAGS, ()) or ())}
-    for slot in _plan(type(message)):
-        if slot.raw_tags:
-            out[slot.name] = tagged.pop(_UNKNOWN)
-            continue
-        value = _value_to_build(slot, getattr(message, slot.name))
-        (tagged if slot.tagged else out)[slot.name] = value
-    if tagged:
-        out["tagged_fields"] = tagged
-    return out
-
-
-def _value_to_build(slot: _Slot, value: Any) -> Any:
-    if value is None or slot.nested is None:
-        return list(value) if isinstance(value, tuple) else value
-    if slot.array:
-        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-            return value  # the array builder reports the wrong type with its path
-        return [_struct_to_build(slot.nested, item) for item in value]
-    return _struct_to_build(slot.nested, value)
-
-
-def _struct_to_build(model: type[Message], value: Any) -> Any:
-    if isinstance(value, Message):
-        return to_build(value)
-    if isinstance(value, Mapping):
-        return to_build(to_model(model, value))
-    return value
-
-
-class FlexibleFormat(Format):
-    """A :class:`.engine.Format` whose model is generated from the declaration and whose
-    values may hold nested structs and known tagged fields."""
-
-    def __init__(self, name: str, struct: Struct) -> None:
-        super().__init__(name, struct, message_model(name, struct))
-        tag_windows = {item.name: (item.first, None) for sub in struct.subcons
-                       if isinstance(getattr(sub, "subcon", None), TaggedSection)
-                       for item in sub.subcon.tags if item.first}
-        self.model._windows = {**self.model._windows, **tag_windows}
-
-    def decode(self, data: bytes, *, version: int, flexible: bool, **extra: Any) -> Any:
-        container, _ = self.parse(as_bytes(data), version=version, flexible=flexible)
-        if self.model._message_version:  # type: ignore[attr-defined]
-            extra.setdefault("version", version)
-        try:
-            return to_model(self.model, container, **extra)
-        except TypeError as exc:  # pragma: no cover - a declaration/model mismatch
-            raise MalformedError(f"{self.name}: {exc}") from None
-
-    def encode(self, message: Message, *, version: int, flexible: bool) -> bytes:
-        try:
-            mapping = to_build(message)
-        except CodecError:
-            raise
-        except (TypeError, ValueError, AttributeError) as exc:
-            raise EncodeError(f"{self.name}: {exc}") from None
-        return self.build(mapping, version=version, flexible=flexible)
-

@@ -175,7 +175,7 @@ def message_codec(kind: str) -> MessageCodec | None:
 # --------------------------------------------------------------------------- KIP-848 (issue 15)
 # Self-contained: the consumer/share/Streams group APIs and the coordinator record halves.
 from . import coordinator_records, kip848  # noqa: E402
-from .flexible import FlexibleFormat  # noqa: E402
+from .flexible_models import FlexibleFormat  # noqa: E402
 
 
 def _kip848_codecs() -> dict[str, Codec]:
