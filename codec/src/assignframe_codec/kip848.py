@@ -217,9 +217,11 @@ STREAMS_GROUP_HEARTBEAT_RESPONSE = _top(
     "member_id" / String,
     "member_epoch" / Int32,
     "heartbeat_interval_ms" / Int32,
-    "acceptable_recovery_lag_legacy" / Since(0, Int32, last=0, default=0),
+    # v1 widened the lag to int64; Java drops the other one silently when writing either version
+    # (checked for acceptable_recovery_lag by the golden v1->v0 downgrade case).
+    "acceptable_recovery_lag_legacy" / Since(0, Int32, last=0, default=0, ignorable=True),
     "task_offset_interval_ms" / Int32,
-    "acceptable_recovery_lag" / Since(1, Int64, default=0),
+    "acceptable_recovery_lag" / Since(1, Int64, default=0, ignorable=True),
     "status" / NullableArray(_struct("Status", 1,
                                      "status_code" / Int8,
                                      "status_detail" / String)),
@@ -299,7 +301,7 @@ STREAMS_GROUP_DESCRIBE_RESPONSE = _top(
             "is_classic" / Bool)),
         "authorized_operations" / Int32,
         "topology_description" / Since(1, NullableStruct(_TOPOLOGY_DESCRIPTION)),
-        "topology_description_status" / Since(1, Int8, default=-1),
+        "topology_description_status" / Since(1, Int8, default=0),  # 0 = NOT_REQUESTED
         "assignor_name" / Since(1, NullableString),
     )),
 )
