@@ -4,8 +4,9 @@
 
 Each iteration mutates a golden API body, frame or stored record (see ``fuzz.mutate``) and
 decodes it as its own kind and version, through the framing and through
-``decode_coordinator_record``. Anything but a CodecError, an "internal error" CodecError, or a
-decoded value that does not re-encode is a failure; so is a decode that allocates more than
+``decode_coordinator_record``. Anything but a CodecError, an "internal error" CodecError, a
+compiled parser that disagrees with the interpreted one, or a decoded value that does not
+re-encode is a failure; so is a decode that allocates more than
 ``MEMORY_LIMIT`` bytes (a declared length must not allocate before its bytes exist).
 """
 
@@ -24,9 +25,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import assignframe_codec as codec  # noqa: E402
 from assignframe_codec.coordinator_records import (  # noqa: E402
+    RECORD_TYPES,
     decode_coordinator_record,
     encode_coordinator_record,
 )
+from assignframe_codec.registry import declaration  # noqa: E402
 from fuzz import mutate  # noqa: E402
 from kip848_shared import kip848_golden  # noqa: E402
 
@@ -71,7 +74,23 @@ def _reencode(kind: str, version: int | None, entry: str, decoded) -> None:
                                   decoded.value_version)
 
 
+def _parsers_agree(kind: str, version: int, data: bytes) -> str | None:
+    """The compiled parser must accept and reject exactly what the interpreted one does."""
+    fmt, params, _ = declaration(kind, version)
+    results = []
+    for parser in (fmt.struct, fmt.compiled):
+        try:
+            results.append(parser.parse(data, **params))
+        except Exception:  # noqa: BLE001 - only the outcome matters here
+            results.append(None)
+    return None if results[0] == results[1] else "compiled and interpreted parsers disagree"
+
+
 def check_one(kind, version, entry, data, other, outcomes: Counter) -> str | None:
+    if entry == "decode":
+        problem = _parsers_agree(kind, version, data)
+        if problem:
+            return problem
     for call in entry_points(kind, version, entry, data, other):
         tracemalloc.start()
         try:
@@ -99,7 +118,17 @@ def check_one(kind, version, entry, data, other, outcomes: Counter) -> str | Non
     return None
 
 
+def _compile_everything() -> None:
+    """Compile the declarations up front, so the memory check measures decoding only."""
+    for row in kip848_golden("api"):
+        declaration(row["type"], row["version"])[0].compiled  # noqa: B018 - cached property
+    for record in RECORD_TYPES.values():
+        record.key.compiled  # noqa: B018
+        record.value.compiled  # noqa: B018
+
+
 def run(iterations: int, seed: int = 0) -> tuple[list[str], Counter]:
+    _compile_everything()
     rng = random.Random(seed)
     pool = seeds()
     failures: list[str] = []

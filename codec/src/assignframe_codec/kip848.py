@@ -324,3 +324,11 @@ DECLARATIONS: dict[str, tuple[Struct, int, int]] = {
 
 API_KEYS = {"ConsumerGroupHeartbeat": 68, "ConsumerGroupDescribe": 69, "ShareGroupHeartbeat": 76,
             "ShareGroupDescribe": 77, "StreamsGroupHeartbeat": 88, "StreamsGroupDescribe": 89}
+
+for _kind, (_declared, _lowest, _highest) in DECLARATIONS.items():
+    _line = (f"{_kind} v{_lowest}-{_highest}, flexible 0+, api key "
+             f"{API_KEYS[_kind.removesuffix('Request').removesuffix('Response')]}: follows "
+             f"clients/src/main/resources/common/message/{_kind}.json.")
+    # ShareGroupHeartbeatResponse shares the consumer table, so its docstring names both.
+    _declared.__doc__ = f"{vars(_declared)['__doc__']}\n{_line}" if "__doc__" in vars(
+        _declared) else _line
