@@ -60,17 +60,19 @@ def _nested_model(owner: str, name: str, inner: Construct) -> tuple[type[Message
 
 
 def _annotation(inner: Construct, nested: type[Message] | None, array: bool) -> str:
+    """The field's type as a string (models are built at import time, never type-checked)."""
+    optional = isinstance(inner, NullableStruct) or getattr(inner, "nullable_from", None) == 0
     if array:
-        return f"tuple[{nested.__name__ if nested else 'Any'}, ...] | None"
-    if nested is not None:
-        return f"{nested.__name__} | None"
-    if isinstance(inner, KafkaBytes):
-        return "bytes | None"
-    if isinstance(inner, KafkaString) or inner is Uuid:
-        return "str | None"
-    if isinstance(inner, KafkaBool):
-        return "bool"
-    return "int"
+        text = f"tuple[{nested.__name__ if nested else 'Any'}, ...]"
+    elif nested is not None:
+        text = nested.__name__
+    elif isinstance(inner, KafkaBytes):
+        text = "bytes"
+    elif isinstance(inner, KafkaString) or inner is Uuid:
+        text = "str"
+    else:
+        text = "bool" if isinstance(inner, KafkaBool) else "int"
+    return f"{text} | None" if optional else text
 
 
 def message_model(name: str, struct: Struct, *, top: bool = True) -> type[Message]:
