@@ -182,3 +182,22 @@ def test_record_encode_behaves_like_java(row):
     assert key_bytes.hex() == result["key_hex"]
     assert value_bytes is not None and value_bytes.hex() == result["value_hex"]
     assert java_view(decode_coordinator_record(key_bytes, value_bytes).value)[0] == result["value"]
+
+
+def test_record_errors_name_the_half_and_the_offset_in_its_stored_bytes():
+    key = bytes.fromhex("0005" "0008" "67726f75702d7549" "0001")  # member_id says 1 byte, has 0
+    with pytest.raises(codec.TruncatedError) as caught:
+        decode_coordinator_record(key, None)
+    assert (caught.value.kind, caught.value.path, caught.value.offset) == (
+        "ConsumerGroupMemberMetadataKey", "member_id", 12)
+    key = bytes.fromhex("0005" "0008" "67726f75702d7549" "000133")
+    with pytest.raises(codec.TruncatedError) as caught:  # client_id of 15 bytes, 2 left
+        decode_coordinator_record(key, bytes.fromhex("0000" "0000" "10636f"))
+    error = caught.value
+    assert (error.kind, error.version, error.path, error.offset) == (
+        "ConsumerGroupMemberMetadataValue", 0, "client_id", 4)
+    with pytest.raises(codec.InvalidVersionError) as caught:
+        decode_coordinator_record(key, bytes.fromhex("0001" "00"))
+    assert (caught.value.kind, caught.value.version) == ("ConsumerGroupMemberMetadataValue", 1)
+    with pytest.raises(codec.UnknownKindError):
+        decode_coordinator_record(bytes.fromhex("0012" "0001" "67"), None)  # 18 is unused

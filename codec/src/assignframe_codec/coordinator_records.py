@@ -26,7 +26,13 @@ from construct import Struct
 
 from . import kip848, records
 from .engine import as_bytes
-from .errors import InvalidVersionError, TruncatedError, UnknownKindError, reporting
+from .errors import (
+    CodecError,
+    InvalidVersionError,
+    TruncatedError,
+    UnknownKindError,
+    reporting,
+)
 from .flexible import NullableStruct, Tag, TaggedSection, Uuid
 from .flexible_models import FlexibleFormat, as_model
 from .primitives import (
@@ -332,26 +338,39 @@ def _prefix(data: bytes, half: str) -> int:
 
 
 def decode_coordinator_record(key: bytes, value: bytes | None) -> CoordinatorRecord:
-    """Decode a stored record (key bytes, value bytes or None for a tombstone)."""
+    """Decode a stored record (key bytes, value bytes or None for a tombstone).
+
+    Errors name the half (``kind`` = its key or value type once the record type is known) and
+    the offset in that half's stored bytes, prefix included.
+    """
     with reporting("CoordinatorRecord"):
         key = as_bytes(key)
         record = _record_type(_prefix(key, "key"))
         with reporting(record.key_type, 0):
-            decoded_key = record.key.decode(key[2:], version=0, flexible=False)
+            decoded_key = _decode_half(record.key, key, 0, False)
         if value is None:
             return CoordinatorRecord(record.record_type, record.key_type, decoded_key,
                                      record.value_type, None, None)
-        value = as_bytes(value)
-        version = _prefix(value, "value")
-        with reporting(record.value_type, version):
+        with reporting(record.value_type):
+            value = as_bytes(value)
+            version = _prefix(value, "value")
             if not 0 <= version <= record.highest_value_version:
                 raise InvalidVersionError(
                     f"{record.value_type} has versions 0-{record.highest_value_version},"
-                    f" not {version}", offset=0)
-            decoded_value = record.value.decode(value[2:], version=version,
-                                                flexible=record.is_flexible(version))
+                    f" not {version}", version=version, offset=0)
+            decoded_value = _decode_half(record.value, value, version,
+                                         record.is_flexible(version))
         return CoordinatorRecord(record.record_type, record.key_type, decoded_key,
                                  record.value_type, version, decoded_value)
+
+
+def _decode_half(fmt: FlexibleFormat, stored: bytes, version: int, flexible: bool) -> Any:
+    try:
+        return fmt.decode(stored[2:], version=version, flexible=flexible)
+    except CodecError as exc:
+        if exc.offset is not None:  # offsets count from the start of the stored bytes
+            exc.offset += 2
+        raise exc.fill(version=version) from None
 
 
 def encode_coordinator_record(record_type: int, key: Any, value: Any = None,
