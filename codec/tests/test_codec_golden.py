@@ -14,6 +14,7 @@ from codec_shared import (
     hexify,
     java_assignment_view,
     java_subscription_view,
+    load_jsonl,
     unhexify,
 )
 
@@ -22,7 +23,12 @@ PREFIXED = ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment")
 
 
 def test_golden_kinds_are_exactly_the_codec_kinds():
-    assert codec.KINDS == tuple(sorted({row["type"] for row in golden()}))
+    kip848 = load_jsonl("kip848/codec.jsonl")  # API kinds, and key/value kinds of records
+    kinds = {row["type"] for row in golden()}
+    kinds |= {row["type"] for row in kip848 if row["kind"] == "api"}
+    kinds |= {row[half] for row in kip848 if row["kind"] == "coordinator_record"
+              for half in ("key_type", "value_type")}
+    assert codec.KINDS == tuple(sorted(kinds))
 
 
 @pytest.mark.parametrize("row", VECTORS, ids=case_id)

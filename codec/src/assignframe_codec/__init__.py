@@ -21,6 +21,12 @@ from .consumer import (
     encode_subscription,
     java_string_key,
 )
+from .coordinator_records import (  # KIP-848 era __consumer_offsets records (issue 15)
+    RECORD_TYPES,
+    CoordinatorRecord,
+    decode_coordinator_record,
+    encode_coordinator_record,
+)
 from .errors import (
     CodecError,
     EncodeError,
@@ -73,6 +79,7 @@ __all__ = [
     "Assignment",
     "CodecError",
     "CooperativeUserData",
+    "CoordinatorRecord",
     "EncodeError",
     "Frame",
     "GroupMetadataKey",
@@ -88,6 +95,7 @@ __all__ = [
     "MemberMetadata",
     "OffsetCommitKey",
     "OffsetCommitValue",
+    "RECORD_TYPES",
     "RequestHeader",
     "ResponseHeader",
     "StickyUserData",
@@ -103,6 +111,7 @@ __all__ = [
     "decode",
     "decode_assignment",
     "decode_cooperative_user_data",
+    "decode_coordinator_record",
     "decode_frame",
     "decode_record",
     "decode_sticky_user_data",
@@ -110,6 +119,7 @@ __all__ = [
     "encode",
     "encode_assignment",
     "encode_cooperative_user_data",
+    "encode_coordinator_record",
     "encode_frame",
     "encode_record",
     "encode_sticky_user_data",

@@ -170,3 +170,22 @@ def declaration(kind: str, version: int) -> tuple[Format[Any], dict[str, Any], i
 def message_codec(kind: str) -> MessageCodec | None:
     codec = CODECS.get(kind)
     return codec if isinstance(codec, MessageCodec) else None
+
+
+# --------------------------------------------------------------------------- KIP-848 (issue 15)
+# Self-contained: the consumer/share/Streams group APIs and the coordinator record halves.
+from . import coordinator_records, kip848  # noqa: E402
+from .flexible_models import FlexibleFormat  # noqa: E402
+
+
+def _kip848_codecs() -> dict[str, Codec]:
+    codecs: dict[str, Codec] = {}
+    for kind, (struct, lowest, highest) in kip848.DECLARATIONS.items():
+        api_key = kip848.API_KEYS[kind.removesuffix("Request").removesuffix("Response")]
+        codecs[kind] = MessageCodec(FlexibleFormat(kind, struct), highest, 0, lowest, api_key)
+    codecs.update(coordinator_records.half_codecs())
+    return codecs
+
+
+CODECS.update(_kip848_codecs())
+KINDS = tuple(sorted(CODECS))
