@@ -20,6 +20,7 @@ __all__ = [
     "decode_subscription",
     "encode_member_assignment",
     "encode_subscription_metadata",
+    "encode_v0_subscription",
     "member_from_metadata",
     "member_from_subscription",
     "reads_back_as_is",
@@ -41,6 +42,12 @@ def encode_subscription_metadata(metadata: SubscriptionMetadata) -> bytes:
         rack_id=metadata.rack,
         version=WIRE_VERSION,
     )
+
+
+def encode_v0_subscription(topics: Iterable[str], user_data: bytes | None) -> bytes:
+    """A v0 subscription (topics, user data): what a client that decodes only v0 fields
+    (kafka-python 2.x, aiokafka) still knows of a member's subscription."""
+    return codec.encode_subscription(tuple(topics), user_data=user_data, version=0)
 
 
 def decode_subscription(data: bytes) -> codec.Subscription:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from assignframe.election import elect_group_protocol, member_rebalance_protocol
 from assignframe.errors import InconsistentGroupProtocolError
 from assignframe.javaorder import java_hash_order
 from assignframe.model import RebalanceProtocol
+from assignframe.protocol import elect_group_protocol, member_rebalance_protocol
 
 EAGER, COOPERATIVE = RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE
 
