@@ -219,7 +219,10 @@ class UserDataReader:
                     "%smember %r has user data strategy %r cannot read; it counts as having no "
                     "prior ownership for %r (%s)",
                     f"{self.where}: " if self.where else "",
-                    member_id, self.strategy.name, self.strategy.name, error,
+                    member_id,
+                    self.strategy.name,
+                    self.strategy.name,
+                    error,
                 )
             return None, self.plugins.decode_user_data(self.strategy, member_id, None, version)
 

@@ -138,8 +138,11 @@ def play_both(spm, views, steps, strategies, partitions, *, wire=True):
             assert runner_view.members == client_view.members  # kept partitions, user data
             assert runner_view.generation == client_view.generation
             assert dict(round_.assignment_bytes) == client_round.assignment_bytes
-            assert {m: [(tp.topic, tp.partition) for tp in lost] for m, lost in round_.revoked.items()} == {
-                m: [(tp.topic, tp.partition) for tp in lost] for m, lost in client_round.revoked.items()
+            assert {
+                m: [(tp.topic, tp.partition) for tp in lost] for m, lost in round_.revoked.items()
+            } == {
+                m: [(tp.topic, tp.partition) for tp in lost]
+                for m, lost in client_round.revoked.items()
             }
         played.extend(ours)
     return played
