@@ -172,11 +172,7 @@ def claimed_state(state: MemberState, subscription: bytes) -> MemberState:
     """The state of a member that sent recorded (crafted) ``subscription`` bytes: it owns what
     they claim, in the generation they name; its strategy state is its own, unchanged."""
     decoded = _decode_subscription(subscription)
-    owned = tuple(
-        TopicPartition(group.topic, partition)
-        for group in decoded.owned_partitions
-        for partition in group.partitions
-    )
+    owned = wire.flatten_partitions(decoded.owned_partitions)
     return MemberState(owned, decoded.generation_id, state.strategy_state)
 
 
@@ -207,7 +203,10 @@ class UserDataReader:
         self, member_id: str, user_data: bytes | None, version: int
     ) -> tuple[bytes | None, Any]:
         """(the user data the leader keeps, its decoded value): the bytes and their value, or
-        ``(None, value of no user data)`` when the strategy cannot read them."""
+        ``(None, value of no user data)`` when the strategy cannot read them.
+
+        :raises UserDataError: the strategy refuses even no user data (it cannot do without)
+        """
         try:
             return user_data, self.plugins.decode_user_data(
                 self.strategy, member_id, user_data, version
