@@ -30,13 +30,13 @@ from typing import Any
 
 from aiokafka.coordinator.assignors.abstract import AbstractPartitionAssignor
 
+from . import wire
 from ._bridge import (
     ConsumerBridge,
     JoinedMember,
-    common_protocol,
     partition_counts,
+    rebalance_protocol_of,
     strategies_for,
-    v0_subscription_bytes,
 )
 from .model import Cluster, MemberState, RebalanceProtocol
 from .plugins import PluginManager, get_plugin_manager
@@ -55,6 +55,7 @@ def assignors(
     Parameters as :func:`assignframe.kafka_python.assignors`.
 
     :raises ValueError: a strategy declares COOPERATIVE (aiokafka has no cooperative rebalance)
+    :raises InconsistentGroupProtocolError: the strategies share no rebalance protocol
     """
     plugins = plugins or get_plugin_manager()
     strategies = strategies_for(names, plugins, options)
@@ -64,7 +65,7 @@ def assignors(
             f"aiokafka cannot run {', '.join(cooperative)}: it rebalances eagerly only and its "
             "leader reads subscriptions as v0 (no owned partitions)"
         )
-    common_protocol(strategies)  # raises for strategies that share no protocol
+    rebalance_protocol_of(strategies)  # raises for strategies that share no protocol
     return [
         AiokafkaAssignor(ConsumerBridge(strategy, plugins, RebalanceProtocol.EAGER, client_rack))
         for strategy in strategies
@@ -93,7 +94,9 @@ class AiokafkaAssignor(AbstractPartitionAssignor):
 
     def assign(self, cluster: Any, members: Mapping[str, Any]) -> dict[str, bytes]:  # type: ignore[override]
         joined = [
-            JoinedMember(member_id, None, v0_subscription_bytes(view.subscription, view.user_data))
+            JoinedMember(
+                member_id, None, wire.encode_v0_subscription(view.subscription, view.user_data)
+            )
             for member_id, view in members.items()
         ]
         topics = {t for view in members.values() for t in view.subscription}

@@ -1,7 +1,8 @@
 """Default implementations of the firstresult hooks: dispatch to the Strategy's own methods.
 
 Registered ``trylast`` by the plugin manager, so any plugin implementing one of these hooks runs
-first and may return None to fall through to these.
+first and may return None to fall through to these. What a member keeps when it joins is the group
+protocol's rule (:func:`assignframe.protocol.partitions_kept_at_join`).
 """
 
 from __future__ import annotations
@@ -18,34 +19,19 @@ from .model import (
     MemberState,
     RebalanceProtocol,
     SubscriptionMetadata,
-    TopicPartition,
 )
+from .protocol import partitions_kept_at_join
 from .strategy import Strategy
 
 __all__ = [
     "assign",
     "decode_user_data",
     "on_assignment",
-    "partitions_kept_at_join",
     "subscription_metadata",
 ]
 
 # Same marker as ``assignframe.hookimpl``; built here to avoid importing the package root.
 _hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
-
-
-def partitions_kept_at_join(
-    state: MemberState, topics: tuple[str, ...], protocol: RebalanceProtocol
-) -> tuple[TopicPartition, ...]:
-    """What a member still owns when it joins (Java's ``onJoinPrepare``).
-
-    EAGER members revoke everything before joining; COOPERATIVE members only revoke partitions of
-    topics they no longer subscribe to.
-    """
-    if protocol is RebalanceProtocol.EAGER or state.generation < 0:
-        return ()
-    subscribed = set(topics)
-    return tuple(tp for tp in state.owned_partitions if tp.topic in subscribed)
 
 
 @_hookimpl(trylast=True)

@@ -95,7 +95,8 @@ def replay_scenario(
     """Play ``scenario`` (golden ``assign.jsonl`` layout) through a :class:`GroupRunner`.
 
     :param strategy: strategy name to run (default: the scenario's ``assignor``); members that
-        list their own ``strategies`` keep them
+        list their own ``strategies`` keep them; members whose recorded user data it cannot
+        read count as having no prior ownership for it (one logged warning each)
     :param pm: plugin manager (default: the process-wide one)
     :param options: strategy options
     :raises ScenarioError: the scenario is malformed or names no strategy
@@ -111,6 +112,7 @@ def replay_scenario(
         pm=pm,
         options=options,
         max_followups=max_followups,
+        name=f"scenario {scenario_id!r}",
     )
     steps = tuple(
         ReplayStep(

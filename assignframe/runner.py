@@ -6,15 +6,22 @@ described in ``shared/golden/README.md``:
 1. *join*: each consumer keeps its own :class:`~assignframe.model.MemberState`. EAGER consumers
    give up everything first; COOPERATIVE ones only the partitions of topics they dropped. The
    subscription is built through the ``subscription_metadata`` hook and encoded as
-   ConsumerProtocol v3 bytes (or taken verbatim when a consumer brings crafted bytes);
-2. *election*: the coordinator picks the strategy every member offers that most members prefer
-   (:mod:`assignframe.election`); the generation increments;
+   ConsumerProtocol v3 bytes, or taken verbatim when a consumer brings crafted bytes: then the
+   member owns what those bytes claim (so a crafted cooperative round that withholds a claimed
+   partition gets the follow-up a real group would play);
+2. *election*: the coordinator picks the strategy every member offers that most members prefer;
+   the generation increments;
 3. *leader*: every subscription is decoded from its bytes (the static ``group_instance_id`` comes
-   from the join, as on the wire), user data through the ``decode_user_data`` hook; the strategy
-   assigns through the plugin manager; each member's assignment is encoded as v3 bytes;
+   from the join, as on the wire), user data through the ``decode_user_data`` hook (user data
+   the strategy cannot read counts as none, with one warning); the strategy assigns through the
+   plugin manager; a COOPERATIVE leader checks the hand-over; each member's assignment is
+   encoded as v3 bytes;
 4. *sync*: each consumer decodes its own bytes and updates its state (``on_assignment`` hook).
    A COOPERATIVE consumer that lost partitions it owned rejoins, so :meth:`GroupRunner.rebalance`
    plays follow-up rounds until nobody has to (bounded by ``max_followups``).
+
+Every rule of the group protocol in these steps is :mod:`assignframe.protocol`'s, the module the
+consumer bridge inside real consumers calls too.
 
 Per round the work is the codec's encode/decode plus the strategy; metrics are computed only when
 :attr:`RoundResult.metrics` is read. A runner made with ``wire=False`` (the fleet audit's
@@ -37,9 +44,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import wire
-from .defaults import partitions_kept_at_join
-from .election import elect_group_protocol, member_rebalance_protocol
-from .errors import InvalidAssignmentError
 from .metrics import RoundMetrics, round_metrics
 from .model import (
     Cluster,
@@ -53,6 +57,18 @@ from .model import (
     TopicPartition,
 )
 from .plugins import PluginManager, get_plugin_manager
+from .protocol import (
+    UserDataReader,
+    check_cooperative_handover,
+    claimed_state,
+    elect_group_protocol,
+    leader_member,
+    leader_member_from_metadata,
+    member_rebalance_protocol,
+    revoked_at_sync,
+    state_at_join,
+    subscription_bytes,
+)
 from .strategy import Strategy
 
 __all__ = ["Consumer", "DEFAULT_MAX_FOLLOWUPS", "GroupRunner", "Rebalance", "RoundResult"]
@@ -61,14 +77,8 @@ __all__ = ["Consumer", "DEFAULT_MAX_FOLLOWUPS", "GroupRunner", "Rebalance", "Rou
 DEFAULT_MAX_FOLLOWUPS = 10
 
 # The codec's functions are pure and their results frozen, so equal bytes are decoded once
-# (bounded: memory stays flat over a fleet). Members of a group often send identical
-# subscriptions (EAGER strategies without user data); follow-up rounds resend most assignments.
-_CODEC_CACHE_SIZE = 2048
-_decode_subscription = functools.lru_cache(_CODEC_CACHE_SIZE)(wire.decode_subscription)
-_decode_member_assignment = functools.lru_cache(_CODEC_CACHE_SIZE)(wire.decode_member_assignment)
-_encode_unowned_subscription = functools.lru_cache(_CODEC_CACHE_SIZE)(
-    wire.encode_subscription_metadata
-)
+# (bounded: memory stays flat over a fleet): follow-up rounds resend most assignments.
+_decode_member_assignment = functools.lru_cache(2048)(wire.decode_member_assignment)
 
 
 @dataclass(frozen=True)
@@ -179,6 +189,7 @@ class GroupRunner:
     :param group_id: the group's id, handed to the ``lag_source`` hook (None: unknown)
     :param wire: False skips the codec round trips whose result is known without them
         (module docstring); the rounds played are the same
+    :param name: how warnings name this group, e.g. ``"scenario 'x'"`` (default: ``group_id``)
     """
 
     def __init__(
@@ -191,6 +202,7 @@ class GroupRunner:
         max_followups: int = DEFAULT_MAX_FOLLOWUPS,
         group_id: str | None = None,
         wire: bool = True,
+        name: str | None = None,
     ) -> None:
         names = (strategies,) if isinstance(strategies, str) else tuple(strategies)
         if not names:
@@ -201,8 +213,10 @@ class GroupRunner:
         self.max_followups = max_followups
         self.group_id = group_id
         self.wire = wire
+        self.name = name or (f"group {group_id!r}" if group_id else None)
         self._pm = pm or get_plugin_manager()
         self._instances: dict[str, Strategy] = {}
+        self._readers: dict[str, UserDataReader] = {}
         self._protocols: dict[tuple[str, ...], RebalanceProtocol] = {}
         self._states: dict[str, MemberState] = {}
         self._generation = 0
@@ -287,7 +301,7 @@ class GroupRunner:
         assignment = self._pm.assign(strategy, group)
         leader_protocol = joins[0].protocol
         if leader_protocol is RebalanceProtocol.COOPERATIVE:  # the leader validates (Java)
-            _check_cooperative(strategy, group, assignment)
+            check_cooperative_handover(strategy, group, assignment)
         assignment_bytes: Mapping[str, bytes]
         if self.wire:
             assignment_bytes = {
@@ -325,13 +339,9 @@ class GroupRunner:
         return requested
 
     def _elect(self, joining: Sequence[Consumer]) -> tuple[str, Strategy]:
-        offers = {c.member_id: c.strategies or self.default_strategies for c in joining}
-        preferences = set(offers.values())
-        if len(preferences) == 1:
-            # Everyone offers the same list: every vote goes to its first name.
-            name = next(iter(preferences))[0]
-        else:
-            name = elect_group_protocol(offers)
+        name = elect_group_protocol(
+            {c.member_id: c.strategies or self.default_strategies for c in joining}
+        )
         return name, self._strategy(name)
 
     def _strategy(self, name: str) -> Strategy:
@@ -347,22 +357,23 @@ class GroupRunner:
     def _join(self, consumer: Consumer, strategy: Strategy) -> _Join:
         protocol = self._rebalance_protocol(consumer)
         state = self._states[consumer.member_id]
-        subscription, metadata = consumer.subscription, None
-        if subscription is None:
-            metadata = self._pm.subscription_metadata(
-                strategy, consumer.topics, state, consumer.rack, protocol
-            )
-            if self.wire:
-                subscription = _encode_subscription(metadata)
-        owned = partitions_kept_at_join(state, consumer.topics, protocol)
-        return _Join(consumer, protocol, owned, subscription, metadata)
+        if consumer.subscription is not None:
+            claimed = claimed_state(state, consumer.subscription)
+            return _Join(consumer, protocol, claimed, consumer.subscription)
+        # The hook sees the state before the join: user data may carry what the member owned.
+        metadata = self._pm.subscription_metadata(
+            strategy, consumer.topics, state, consumer.rack, protocol
+        )
+        subscription = subscription_bytes(metadata) if self.wire else None
+        joined = state_at_join(state, consumer.topics, protocol)
+        return _Join(consumer, protocol, joined, subscription, metadata)
 
     def _rebalance_protocol(self, consumer: Consumer) -> RebalanceProtocol:
         offered = consumer.strategies or self.default_strategies
         protocol = self._protocols.get(offered)
         if protocol is None:
             protocol = member_rebalance_protocol(
-                [self._strategy(n).protocols for n in offered], consumer.member_id
+                [self._strategy(n).protocols for n in offered], consumer.member_id, offered
             )
             self._protocols[offered] = protocol
         return protocol
@@ -375,6 +386,7 @@ class GroupRunner:
         lags: Mapping[TopicPartition, int] | None,
     ) -> GroupSubscription:
         members: dict[str, Member] = {}
+        read = self._reader(strategy)
         for join in joins:
             instance_id = join.consumer.group_instance_id
             metadata = join.metadata
@@ -383,23 +395,21 @@ class GroupRunner:
                 and metadata is not None
                 and wire.reads_back_as_is(metadata.user_data)
             ):
-                user_data = self._pm.decode_user_data(
-                    strategy, join.member_id, metadata.user_data, wire.WIRE_VERSION
-                )
-                member = wire.member_from_metadata(join.member_id, metadata, instance_id, user_data)
+                member = leader_member_from_metadata(join.member_id, metadata, instance_id, read)
             else:
-                decoded = _decode_subscription(join.subscription_bytes)
-                user_data = self._pm.decode_user_data(
-                    strategy, join.member_id, decoded.user_data, decoded.version
-                )
-                member = wire.member_from_subscription(
-                    join.member_id, decoded, instance_id, user_data
-                )
+                member = leader_member(join.member_id, join.subscription_bytes, instance_id, read)
             members[join.member_id] = member
         if lags is None:
             topics = tuple(sorted({t for member in members.values() for t in member.topics}))
             lags = self._pm.lag_source(cluster=self.cluster, topics=topics, group_id=self.group_id)
         return GroupSubscription(members, self.cluster, generation, self.options, lags)
+
+    def _reader(self, strategy: Strategy) -> UserDataReader:
+        """One reader per strategy for the runner's life: each unreadable member warns once."""
+        reader = self._readers.get(strategy.name)
+        if reader is None:
+            reader = self._readers[strategy.name] = UserDataReader(self._pm, strategy, self.name)
+        return reader
 
     def _sync(
         self,
@@ -417,29 +427,26 @@ class GroupRunner:
                 received = wire.received_assignment(sent)
             else:
                 received = _decode_member_assignment(assignment_bytes[join.member_id])
-            before = self._states[join.member_id]
-            joined = MemberState(join.owned_at_join, before.generation, before.strategy_state)
             self._states[join.member_id] = self._pm.on_assignment(
-                strategy, received, generation, joined
+                strategy, received, generation, join.state
             )
-            if join.protocol is RebalanceProtocol.COOPERATIVE and join.owned_at_join:
-                kept = set(received.partitions)
-                lost = tuple(tp for tp in join.owned_at_join if tp not in kept)
-                if lost:
-                    revoked[join.member_id] = lost
+            lost = revoked_at_sync(join.protocol, join.state.owned_partitions, received.partitions)
+            if lost:
+                revoked[join.member_id] = lost
         return revoked
 
 
 @dataclass(frozen=True)
 class _Join:
-    """One consumer's side of a join: its protocol, what it still owns, what it sent.
+    """One consumer's side of a join: its protocol, its state once joined (what it still owns),
+    what it sent.
 
     ``subscription`` is None when a ``wire=False`` runner has not encoded ``metadata``.
     """
 
     consumer: Consumer
     protocol: RebalanceProtocol
-    owned_at_join: tuple[TopicPartition, ...]
+    state: MemberState
     subscription: bytes | None
     metadata: SubscriptionMetadata | None = None
 
@@ -452,7 +459,7 @@ class _Join:
         if self.subscription is not None:
             return self.subscription
         assert self.metadata is not None  # one of the two is always set
-        return _encode_subscription(self.metadata)
+        return subscription_bytes(self.metadata)
 
 
 class _EncodedOnRead(Mapping[str, bytes]):
@@ -486,12 +493,6 @@ def _subscriptions(joins: Sequence[_Join]) -> Mapping[str, bytes]:
     )
 
 
-def _encode_subscription(metadata: SubscriptionMetadata) -> bytes:
-    if metadata.owned_partitions or type(metadata.user_data) not in (bytes, type(None)):
-        return wire.encode_subscription_metadata(metadata)  # one of a kind, or unhashable
-    return _encode_unowned_subscription(metadata)
-
-
 def _unique(consumers: Iterable[Consumer]) -> tuple[Consumer, ...]:
     joining = tuple(consumers)
     if not joining:
@@ -503,24 +504,3 @@ def _unique(consumers: Iterable[Consumer]) -> tuple[Consumer, ...]:
         seen.add(consumer.member_id)
     return joining
 
-
-def _check_cooperative(
-    strategy: Strategy, group: GroupSubscription, assignment: GroupAssignment
-) -> None:
-    """Java's ``validateCooperativeAssignment``: a partition may not move in the round it is
-    revoked; it must be released first and assigned in the follow-up."""
-    if not any(member.owned_partitions for member in group.members.values()):
-        return
-    added: set[TopicPartition] = set()
-    revoked: set[TopicPartition] = set()
-    for member_id, member in group.members.items():
-        owned = set(member.owned_partitions)
-        assigned = set(assignment.partitions_of(member_id))
-        added |= assigned - owned
-        revoked |= owned - assigned
-    moving = added & revoked
-    if moving:
-        raise InvalidAssignmentError(
-            f"strategy {strategy.name!r} runs COOPERATIVE but moved partitions still owned by "
-            f"another member in the same round: {', '.join(map(str, sorted(moving)))}"
-        )

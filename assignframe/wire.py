@@ -20,6 +20,8 @@ __all__ = [
     "decode_subscription",
     "encode_member_assignment",
     "encode_subscription_metadata",
+    "encode_v0_subscription",
+    "flatten_partitions",
     "member_from_metadata",
     "member_from_subscription",
     "reads_back_as_is",
@@ -43,6 +45,12 @@ def encode_subscription_metadata(metadata: SubscriptionMetadata) -> bytes:
     )
 
 
+def encode_v0_subscription(topics: Iterable[str], user_data: bytes | None) -> bytes:
+    """A v0 subscription (topics, user data): what a client that decodes only v0 fields
+    (kafka-python 2.x, aiokafka) still knows of a member's subscription."""
+    return codec.encode_subscription(tuple(topics), user_data=user_data, version=0)
+
+
 def decode_subscription(data: bytes) -> codec.Subscription:
     return codec.decode_subscription(data)
 
@@ -57,7 +65,7 @@ def member_from_subscription(
     return Member(
         member_id=member_id,
         topics=subscription.topics,
-        owned_partitions=_flatten(subscription.owned_partitions),
+        owned_partitions=flatten_partitions(subscription.owned_partitions),
         generation=subscription.generation_id,
         group_instance_id=group_instance_id,
         rack=subscription.rack_id,
@@ -143,12 +151,13 @@ def encode_member_assignment(assignment: MemberAssignment) -> bytes:
 def decode_member_assignment(data: bytes) -> MemberAssignment:
     """What a member reads back from its SyncGroup bytes."""
     decoded = codec.decode_assignment(data)
-    return MemberAssignment(_flatten(decoded.assigned_partitions), decoded.user_data)
+    return MemberAssignment(flatten_partitions(decoded.assigned_partitions), decoded.user_data)
 
 
 def _pairs(partitions: Iterable[TopicPartition]) -> list[tuple[str, int]]:
     return [(tp.topic, tp.partition) for tp in partitions]
 
 
-def _flatten(groups: Iterable[codec.TopicPartitions]) -> tuple[TopicPartition, ...]:
+def flatten_partitions(groups: Iterable[codec.TopicPartitions]) -> tuple[TopicPartition, ...]:
+    """The model's partitions from the codec's per-topic groups, in the bytes' order."""
     return tuple(TopicPartition(group.topic, p) for group in groups for p in group.partitions)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
+from assignframe import Strategy, UserDataError, hookimpl
 from assignframe.errors import ScenarioError
 from assignframe.replay import replay_scenario
 from assignframe.scenario import read_scenarios
@@ -101,3 +104,86 @@ def test_replay_needs_a_strategy(spm):
         replay_scenario(
             {"partitions_per_topic": {}, "rounds": [{"members": {"a": {"topics": []}}}]}, pm=spm
         )
+
+
+def test_crafted_cooperative_rounds_get_the_followup_a_real_group_plays(golden_scenarios, spm):
+    """Each crafted cooperative-sticky scenario (one recorded round, claims hand-built): a member
+    whose claimed partitions the leader does not give it revokes them and rejoins, so our
+    step gets one follow-up, after which every partition is assigned."""
+    crafted = [
+        s for s in golden_scenarios if s["crafted"] and s["assignor"] == "cooperative-sticky"
+    ]
+    with_followup = 0
+    for scenario in crafted:
+        replay = replay_scenario(scenario, "cooperative-balance", spm)
+        (step,) = replay.steps
+        first = step.rounds[0]
+        recorded = scenario["rounds"][0]["subscriptions"]
+        lost = {}
+        for member_id, sent in recorded.items():
+            given = {(tp.topic, tp.partition) for tp in first.assignment.partitions_of(member_id)}
+            taken = [tuple(pair) for pair in sent["owned_partitions"] if tuple(pair) not in given]
+            if taken:
+                lost[member_id] = taken
+        assert {
+            m: [(tp.topic, tp.partition) for tp in revoked] for m, revoked in first.revoked.items()
+        } == lost, scenario["id"]
+        assert len(step.rounds) == (2 if lost else 1) and replay.settled, scenario["id"]
+        assert step.final.metrics.validity.is_complete, scenario["id"]
+        with_followup += bool(lost)
+    assert len(crafted) >= 4 and with_followup >= 2
+
+
+class _OwnUserData(Strategy):
+    """Reads only its own user data (b"own:..."), like sticky reading StickyAssignor bytes."""
+
+    name = "own-user-data"
+
+    def subscription_user_data(self, topics, state):
+        return b"own:" + str(state.generation).encode()
+
+    def decode_user_data(self, user_data, subscription_version):
+        if user_data is not None and not user_data.startswith(b"own:"):
+            raise UserDataError(f"not own-user-data bytes: {user_data[:8].hex()}")
+        return user_data
+
+    def assign(self, group):
+        from core_strategies import Modulo
+
+        return Modulo().assign(group)
+
+
+class _OwnPlugin:
+    @hookimpl
+    def register_strategies(self, registry):
+        registry.add(_OwnUserData)
+
+
+def test_replay_over_another_strategys_user_data_completes_with_one_warning_each(
+    golden_scenarios, spm, caplog
+):
+    """Issue 17: replaying a strategy over members carrying another strategy's user data (the
+    crafted scenarios send Java's bytes) never aborts; each such member counts as having no
+    prior ownership for it, with one warning naming the scenario, the member and the strategy.
+    (Today's main aborted at the first such member, naming neither.)"""
+    spm.register(_OwnPlugin())
+    caplog.set_level(logging.WARNING, logger="assignframe.protocol")
+    foreign = 0
+    for scenario in golden_scenarios:
+        replay = replay_scenario(scenario, "own-user-data", spm)
+        assert replay.steps, scenario["id"]
+        if not scenario["crafted"]:
+            continue
+        for member_id, sent in scenario["rounds"][0]["subscriptions"].items():
+            if sent["user_data"] is None:
+                continue
+            foreign += 1
+            seen = replay.steps[0].rounds[0].group.members[member_id]
+            assert seen.user_data is None and seen.decoded_user_data is None
+            expected = (
+                f"scenario {scenario['id']!r}: member {member_id!r} has user data strategy "
+                "'own-user-data' cannot read"
+            )
+            assert sum(r.getMessage().startswith(expected) for r in caplog.records) == 1
+    assert foreign >= 10
+    assert len(caplog.records) == foreign

@@ -9,6 +9,7 @@ from assignframe import (
     Consumer,
     GroupRunner,
     RebalanceProtocol,
+    SubscriptionMetadata,
     TopicPartition,
     wire,
 )
@@ -221,6 +222,37 @@ def test_crafted_subscription_bytes_are_sent_verbatim(spm):
     assert member.group_instance_id == "static-a"  # from the join, not the bytes
     assert_nothing_taken_from_its_owner(round_)
     assert {tp for tp in round_.assignment.partitions_of("a")} >= set(tps(0, 2))
+
+
+def test_crafted_cooperative_round_that_withholds_gets_its_followup(spm):
+    """Issue 13 item 8: the partitions a crafted subscription claims are the member's state, so
+    when the leader withholds some, the member revokes them and rejoins, and the follow-up
+    round hands them over, as in a real group. (Today's main ignored the claims: no follow-up,
+    t-3..t-5 stayed unassigned.)"""
+    claims_all = wire.encode_subscription_metadata(
+        SubscriptionMetadata((T,), None, tps(0, 1, 2, 3, 4, 5), generation=4, rack=None)
+    )
+    runner = GroupRunner("cooperative-balance", cluster=CLUSTER, pm=spm)
+    played = runner.rebalance([Consumer("a", (T,), subscription=claims_all), Consumer("b", (T,))])
+    assert played.settled and [r.followup for r in played.rounds] == [False, True]
+    first, followup = played.rounds
+    assert first.assignment.partitions_of("a") == tps(0, 1, 2)
+    assert first.metrics.validity.withheld == tps(3, 4, 5)
+    assert first.revoked == {"a": tps(3, 4, 5)}
+    # In the follow-up a sends its own subscription: what it kept, in the generation it got.
+    assert followup.group.members["a"].owned_partitions == tps(0, 1, 2)
+    assert followup.group.members["a"].generation == first.generation
+    assert followup.assignment.partitions_of("b") == tps(3, 4, 5)
+    assert followup.metrics.validity.is_complete
+
+
+def test_crafted_eager_claims_never_cause_a_followup(spm):
+    claims_all = wire.encode_subscription_metadata(
+        SubscriptionMetadata((T,), None, tps(0, 1, 2, 3, 4, 5), generation=4, rack=None)
+    )
+    runner = GroupRunner("modulo", cluster=CLUSTER, pm=spm)
+    played = runner.rebalance([Consumer("a", (T,), subscription=claims_all), Consumer("b", (T,))])
+    assert len(played.rounds) == 1 and played.first.revoked == {}
 
 
 # -- starting from an existing assignment ----------------------------------------------------

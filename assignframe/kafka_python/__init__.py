@@ -46,13 +46,13 @@ from typing import Any
 import kafka
 from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor
 
+from .. import wire
 from .._bridge import (
     ConsumerBridge,
     JoinedMember,
-    common_protocol,
     partition_counts,
+    rebalance_protocol_of,
     strategies_for,
-    v0_subscription_bytes,
 )
 from ..model import Cluster, MemberState, RebalanceProtocol
 from ..plugins import PluginManager, get_plugin_manager
@@ -84,8 +84,9 @@ def assignors(
         ``KafkaLagSource.from_config(consumer_config)`` (:mod:`assignframe.kafka_python.lag`);
         registered on the plugin manager, and asked with its own ``group_id``
     :raises UnknownStrategyError: a name no installed strategy has
-    :raises ValueError: the strategies share no rebalance protocol, or kafka-python 2.x was asked
-        for a cooperative strategy
+    :raises InconsistentGroupProtocolError: the strategies share no rebalance protocol (the
+        rule of :func:`assignframe.protocol.member_rebalance_protocol`, as in the runner)
+    :raises ValueError: kafka-python 2.x was asked for a cooperative strategy
     """
     plugins = plugins or get_plugin_manager()
     group_id = getattr(lag_source, "group_id", None)
@@ -94,7 +95,7 @@ def assignors(
     strategies = strategies_for(names, plugins, options)
     if not _HAS_COOPERATIVE:
         _refuse_cooperative(strategies)
-    protocol = common_protocol(strategies) if _HAS_COOPERATIVE else RebalanceProtocol.EAGER
+    protocol = rebalance_protocol_of(strategies) if _HAS_COOPERATIVE else RebalanceProtocol.EAGER
     return [
         AssignframeAssignor(ConsumerBridge(strategy, plugins, protocol, client_rack, group_id))
         for strategy in strategies
@@ -177,7 +178,7 @@ def _joined_members(members: Any) -> list[JoinedMember]:
             JoinedMember(
                 member_id,
                 getattr(view, "group_instance_id", None),
-                v0_subscription_bytes(_topics_of(view), view.user_data),
+                wire.encode_v0_subscription(_topics_of(view), view.user_data),
             )
             for member_id, view in members.items()
         ]

@@ -11,11 +11,11 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from ..election import member_rebalance_protocol
 from ..errors import AssignframeError
 from ..metrics import metrics_record
 from ..model import GroupAssignment, GroupSubscription
 from ..plugins import PluginManager, get_plugin_manager
+from ..protocol import member_rebalance_protocol
 from ..runner import GroupRunner, Rebalance
 from ._logs import captured_warnings
 from .group import GroupState, StepChange
