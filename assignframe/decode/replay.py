@@ -1,10 +1,10 @@
 """``--replay STRATEGY``: what another installed strategy would have assigned for a generation.
 
 The generation's typed snapshot (:mod:`.snapshots`) gives the leader's input; the core's plugin
-manager runs the strategy as a leader would: ``decode_user_data`` for each member, then
-``assign`` (checked). A member whose user data the strategy cannot read (it was written by the
-strategy the group really ran) counts as having no prior state for that strategy; the result
-says which members that was, and why.
+manager runs the strategy as a leader would: each member's user data through the group
+protocol's :class:`~assignframe.protocol.UserDataReader`, then ``assign`` (checked). A member
+whose user data the strategy cannot read (it was written by the strategy the group really ran)
+counts as having sent none, as in the runner; the result lists those members.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..errors import AssignframeError, UserDataError
+from ..errors import AssignframeError
 from ..model import GroupSubscription, Member
 from ..plugins import PluginManager, get_plugin_manager
+from ..protocol import UserDataReader
 from ..strategy import Strategy
 from .snapshots import group_snapshot
 from .timeline import Snapshot
@@ -26,17 +27,19 @@ def _leader_view(
     snapshot: Snapshot, strategy: Strategy, manager: PluginManager
 ) -> tuple[GroupSubscription, list[str]]:
     typed = snapshot.typed or group_snapshot(snapshot)
+    read = UserDataReader(manager, strategy, f"group {snapshot.group_id!r}")
     members: dict[str, Member] = {}
     unreadable: list[str] = []
     for member_id, member in typed.members.items():
-        try:
-            decoded = manager.decode_user_data(
-                strategy, member_id, member.user_data, member.subscription_version
+        kept, decoded = read(member_id, member.user_data, member.subscription_version)
+        if kept is None and member.user_data is not None:
+            unreadable.append(
+                f"member {member_id!r}: user data {strategy.name!r} cannot read; replayed as "
+                "a member that sent none"
             )
-        except UserDataError as exc:
-            unreadable.append(f"{exc}; replayed as a member with no prior state")
-            decoded = None
-        members[member_id] = dataclasses.replace(member, decoded_user_data=decoded)
+        members[member_id] = dataclasses.replace(
+            member, user_data=kept, decoded_user_data=decoded
+        )
     group = typed.subscription()
     return dataclasses.replace(group, members=members, generation=snapshot.generation), unreadable
 
