@@ -12,7 +12,9 @@
     ├── StrategyResultError          a strategy or hook returned something that is not an assignment
     ├── UserDataError                a member's user data cannot be decoded by its strategy
     ├── InvalidAssignmentError       an assignment breaks the group's rules (double owned, ...)
-    └── ScenarioError                a scenario or group file is malformed (names file, line, field)
+    ├── ScenarioError                a scenario or group file is malformed (names file, line, field)
+    └── InputError                   input a tool cannot use at all: "<what> (<where>)"
+        └── UnknownOptionError       a strategy option the strategy does not declare, or a bad value
 
     assignframe_codec.CodecError     (ValueError) bytes that are not what they claim; keeps the
                                      kind, version, construct field path and byte offset
@@ -28,11 +30,13 @@ __all__ = [
     "CodecError",
     "DuplicateStrategyError",
     "InconsistentGroupProtocolError",
+    "InputError",
     "InvalidAssignmentError",
     "InvalidStrategyError",
     "PluginError",
     "ScenarioError",
     "StrategyResultError",
+    "UnknownOptionError",
     "UnknownStrategyError",
     "UserDataError",
 ]
@@ -81,3 +85,21 @@ class InvalidAssignmentError(AssignframeError):
 
 class ScenarioError(AssignframeError, ValueError):
     """A scenario, group or snapshot file is malformed; the message names where."""
+
+
+class InputError(AssignframeError, ValueError):
+    """Input a tool cannot use at all (a missing file, a directory, a file of another kind, no
+    usable record in it, a bad argument). The message is ``<what> (<where>)``, the CLI's style.
+
+    :param what: what is wrong, e.g. ``not a pcap/pcapng capture``
+    :param where: the file, line, argument or option it is about (None: nowhere in particular)
+    """
+
+    def __init__(self, what: str, where: str | None = None) -> None:
+        super().__init__(f"{what} ({where})" if where else what)
+        self.what, self.where = what, where
+
+
+class UnknownOptionError(InputError):
+    """A strategy option its strategy does not declare, or a value of the wrong type; the message
+    lists the options the strategy accepts."""

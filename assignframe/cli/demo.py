@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..audit import ENGINES
 from ..report.demo import DemoOptions, run_demo
+from ._common import positive_int
 
 __all__ = ["register"]
 
@@ -28,9 +29,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="output folder (default: %(default)s)",
     )
     parser.add_argument("--engine", choices=ENGINES, default="local")
-    parser.add_argument("--groups", type=int, default=DemoOptions.groups, help="sample fleet size")
+    parser.add_argument(
+        "--groups", type=positive_int, default=DemoOptions.groups, help="sample fleet size"
+    )
     parser.add_argument("--seed", type=int, default=DemoOptions.seed, help="sample fleet seed")
-    parser.add_argument("--processes", type=int, help="local engine workers (default: CPU count)")
+    parser.add_argument(
+        "--processes", type=positive_int, help="local engine workers (default: CPU count)"
+    )
     parser.add_argument("--master", default="local[*]", help="Spark master URL (spark engine)")
     parser.set_defaults(handler=_run)
 
