@@ -146,10 +146,17 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     return options
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich would exit 1 here; the reader closing the pipe (`| head`) is the CLI's to handle
+        # (quietly, exit 0), the same for every command.
+        raise BrokenPipeError
+
+
 def console(width: int | None = None) -> Console:
     """Standard output for people: the terminal's width, or ``width``; pipes and files get
     full lines (no wrapping at 80 columns that would cut member ids)."""
-    out = Console(highlight=False, width=width)
+    out = _Console(highlight=False, width=width)
     if width is None and not out.is_terminal:
         out.width = PIPED_WIDTH
     return out
