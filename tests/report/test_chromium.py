@@ -183,11 +183,31 @@ def test_no_label_is_clipped(checks):
     assert checks["clipped"] == []
 
 
-def test_screenshots_to_look_at(browser, report, tmp_path):
-    """The full report and the simulations part, kept for a person to look at (printed paths)."""
-    shot = browser.screenshot(report, tmp_path / "report.png", height=6000)
-    assert shot.stat().st_size > 100_000
-    print(f"screenshot: {shot}")
+@pytest.fixture(scope="module")
+def simulation_page(tmp_path_factory):
+    """The simulation page alone (`assignframe simulate --html`): every installed strategy."""
+    results = [
+        simulate(load_scenario(p)) for p in shipped_scenarios() if p.stem == "rolling-restart"
+    ]
+    return write_report(tmp_path_factory.mktemp("sim") / "simulation.html", simulations=results)
+
+
+def test_screenshots_to_look_at(browser, report, simulation_page, tmp_path):
+    """The report's top and the simulation page, kept for a person to look at (paths printed
+    with ``pytest -s``); each a real picture, not a blank page."""
+    for page in (report, simulation_page):
+        shot = browser.screenshot(page, tmp_path / f"{page.stem}.png", height=1800)
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 100_000
+        print(f"screenshot: {shot}")
+
+
+def test_the_simulation_page_passes_the_same_checks(chromium, simulation_page, tmp_path):
+    from .conftest import Browser
+
+    checks = Browser(chromium, tmp_path / "profile").measure(simulation_page)
+    assert checks["panels"] >= 8 * 2  # balance and movement, one panel per strategy
+    assert checks["clipped"] == [] and checks["legend_missing"] == []
+    assert all(float(t.replace(",", "")).is_integer() for t in checks["count_ticks"])
 
 
 def _values(spec):

@@ -299,7 +299,7 @@
     /* Small multiples: one panel per series on one shared scale; the others faint for context. */
     var grid = html("div", {"class": "small-multiples"});
     frame.appendChild(grid);
-    var columns = width >= 1100 ? 3 : 2, panelWidth = Math.floor((width - 12 * (columns - 1)) / columns);
+    var columns = width >= 900 ? 3 : 2, panelWidth = Math.floor((width - 12 * (columns - 1)) / columns);
     spec.series.forEach(function (s, j) {
       var panel = html("div", {"class": "panel"});
       panel.appendChild(htmlLegend([{name: s.name, color: color(j)}, {name: "the other runs", color: CONTEXT}]));
