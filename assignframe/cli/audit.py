@@ -73,7 +73,13 @@ def _run(args: argparse.Namespace) -> int:
         parquet=not args.no_parquet,
         master=args.master,
     )
-    summary = run_audit(args.input, args.out, options, args.engine)
+    try:
+        summary = run_audit(args.input, args.out, options, args.engine)
+    except ModuleNotFoundError as exc:  # an engine's optional dependency (pyspark)
+        raise InputError(
+            f"the {args.engine} engine needs the package {exc.name} (pip install {exc.name})",
+            "--engine",
+        ) from None
     if not summary["groups"]:
         raise InputError(_nothing_audited(summary), str(args.input))
     if args.json:

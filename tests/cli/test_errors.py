@@ -75,6 +75,12 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
+def _has_pyspark() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("pyspark") is not None
+
+
 UNKNOWN = f"unknown strategy 'nope'; installed strategies: {INSTALLED}"
 
 # (arguments, exit code, the whole error line after "assignframe: error: ")
@@ -207,7 +213,9 @@ TABLE = [
 ]
 
 
-@pytest.mark.parametrize(("args", "code", "line"), TABLE, ids=[" ".join(a) for a, _, _ in TABLE])
+@pytest.mark.parametrize(
+    ("args", "code", "line"), TABLE, ids=[" ".join(args) for args, _, _ in TABLE]
+)
 def test_bad_input_is_one_error_line(workdir, capsys, args, code, line):
     got_code, out, err = run(capsys, *args)
     assert got_code == code
@@ -222,6 +230,14 @@ def test_bad_input_is_one_error_line(workdir, capsys, args, code, line):
 def _worded_elsewhere(line: str) -> bool:
     """Rows whose message argparse finishes (the list of choices)."""
     return line.startswith("argument ")
+
+
+@pytest.mark.skipif(_has_pyspark(), reason="pyspark is installed here")
+def test_an_engine_without_its_package_is_one_line(workdir, capsys):
+    code, _, err = run(capsys, "audit", "fleet.jsonl", "--out", "o", "--engine", "spark")
+    assert code == 2
+    line = "the spark engine needs the package pyspark (pip install pyspark) (--engine)"
+    assert err == f"assignframe: error: {line}\n"
 
 
 def test_skipped_input_exits_1_with_one_line_each(workdir, capsys):
