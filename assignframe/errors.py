@@ -99,6 +99,11 @@ class InputError(AssignframeError, ValueError):
         super().__init__(f"{what} ({where})" if where else what)
         self.what, self.where = what, where
 
+    @classmethod
+    def unreadable(cls, exc: OSError, where: str | None) -> InputError:
+        """A file that could not be opened, said as the group and scenario readers say it."""
+        return cls(f"cannot read: {exc.strerror or exc}", where)
+
 
 class UnknownOptionError(InputError):
     """A strategy option its strategy does not declare, or a value of the wrong type; the message

@@ -108,7 +108,7 @@ def describe_error(exc: BaseException, words: Sequence[str] = ()) -> str:
     if isinstance(exc, InputError):
         return _first_line(str(exc))
     if isinstance(exc, OSError) and exc.filename is not None:
-        return f"{exc.strerror or exc} ({exc.filename})"
+        return str(InputError.unreadable(exc, str(exc.filename)))
     message = _first_line(str(exc)) or type(exc).__name__
     for word in sorted({w for w in words if w and not w.startswith("-")}, key=len, reverse=True):
         located = re.match(rf"{re.escape(word)}(:\d+)?: (.+)", message)

@@ -98,14 +98,10 @@ def read_text(path: str | Path) -> str:
     """A file's text; unreadable = one :class:`InputError` naming the file."""
     try:
         return Path(path).read_text(encoding="utf-8")
-    except IsADirectoryError:
-        raise InputError("is a directory, expected a file", str(path)) from None
-    except FileNotFoundError:
-        raise InputError("no such file", str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(
-            f"cannot read: {getattr(exc, 'strerror', None) or exc}", str(path)
-        ) from None
+    except OSError as exc:
+        raise InputError.unreadable(exc, str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not text: {exc.reason} at byte {exc.start}", str(path)) from None
 
 
 def read_json(path: str | Path) -> Any:

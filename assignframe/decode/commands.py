@@ -84,7 +84,7 @@ def _usable_capture(path: str, options: CaptureOptions, replay: str | None) -> C
     file = Path(path)
     if file.is_dir():
         raise InputError("is a directory, expected a pcap/pcapng capture", path)
-    if not file.is_file():
+    if not file.exists():
         raise InputError("no such file", path)
     result = decode_capture(path, options, Problems(), replay)
     if result.timelines:
@@ -139,7 +139,7 @@ def payload_command(
     try:
         inputs = list(_payload_inputs(payloads, file, stdin or sys.stdin))
     except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", file) from None
+        raise InputError.unreadable(exc, file) from None
     for source, text in inputs:
         try:
             data = parse_payload_text(text, encoding)
@@ -192,7 +192,7 @@ def offsets_command(
         elif bootstrap_server is not None:
             return _live(bootstrap_server, topic, out, err, problems, as_json, timeout_s)
     except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", file) from None
+        raise InputError.unreadable(exc, file) from None
     except ValueError as exc:
         raise InputError(str(exc), file or "--key/--value") from None
     for record in records:

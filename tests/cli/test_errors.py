@@ -194,7 +194,11 @@ TABLE = [
     (["audit", "adir", "--out", "o"], 2, "no input files (adir)"),
     (["audit", "missing", "--out", "o"], 2, "no such file (missing)"),
     # report
-    (["report", "--audit", "adir"], 2, "no such file (adir/summary.json)"),
+    (
+        ["report", "--audit", "adir"],
+        2,
+        "cannot read: No such file or directory (adir/summary.json)",
+    ),
     (["report", "--simulation", "junk.txt"], 2, "not JSON: Expecting value (junk.txt line 1)"),
     (["report", "--simulation", "empty"], 2, "empty file, expected JSON (empty)"),
     (
@@ -250,10 +254,14 @@ def test_skipped_input_exits_1_with_one_line_each(workdir, capsys):
     assert f"({truncated.name}" in err or "@ byte" in err
 
 
-def test_undecodable_payload_is_said_once(capsys):
-    code, out, err = run(capsys, "decode", "payload", "zzzz")
+@pytest.mark.parametrize("payload", ["zzzz", "abc", "00"], ids=["garbage", "odd-hex", "one-byte"])
+def test_undecodable_payload_is_said_once(capsys, payload):
+    """Exit 1 (skipped), one line on stderr naming the argument, nothing on stdout. (What the
+    line says about the bytes is payload detection's: tests/decode.)"""
+    code, out, err = run(capsys, "decode", "payload", payload)
     assert code == 1 and out == ""
-    assert err.startswith("assignframe: skipped: not decoded") and err.count("\n") == 1
+    assert err.startswith("assignframe: skipped: ") and err.count("\n") == 1
+    assert err.endswith("(argument 1 @ byte 0)\n")
 
 
 @pytest.mark.parametrize("output", [["--json"], []], ids=["json-lines", "rich-text"])
