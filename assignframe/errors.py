@@ -13,7 +13,9 @@
     ├── UserDataError                a member's user data cannot be decoded by its strategy
     ├── InvalidAssignmentError       an assignment breaks the group's rules (double owned, ...)
     ├── ScenarioError                a scenario or group file is malformed (names file, line, field)
-    └── MalformedSnapshot            a group snapshot row cannot be read (says which field and why)
+    ├── MalformedSnapshot            a group snapshot row cannot be read (says which field and why)
+    └── InputError                   input a tool cannot use at all: "<what> (<where>)"
+        └── UnknownOptionError       a strategy option the strategy does not declare, or a bad value
 
     assignframe_codec.CodecError     (ValueError) bytes that are not what they claim; keeps the
                                      kind, version, construct field path and byte offset
@@ -29,12 +31,14 @@ __all__ = [
     "CodecError",
     "DuplicateStrategyError",
     "InconsistentGroupProtocolError",
+    "InputError",
     "InvalidAssignmentError",
     "InvalidStrategyError",
     "MalformedSnapshot",
     "PluginError",
     "ScenarioError",
     "StrategyResultError",
+    "UnknownOptionError",
     "UnknownStrategyError",
     "UserDataError",
 ]
@@ -87,3 +91,26 @@ class ScenarioError(AssignframeError, ValueError):
 
 class MalformedSnapshot(AssignframeError, ValueError):
     """A group snapshot (a JSON line or Parquet row) is not readable; the message says why."""
+
+
+class InputError(AssignframeError, ValueError):
+    """Input a tool cannot use at all (a missing file, a directory, a file of another kind, no
+    usable record in it, a bad argument). The message is ``<what> (<where>)``, the CLI's style.
+
+    :param what: what is wrong, e.g. ``not a pcap/pcapng capture``
+    :param where: the file, line, argument or option it is about (None: nowhere in particular)
+    """
+
+    def __init__(self, what: str, where: str | None = None) -> None:
+        super().__init__(f"{what} ({where})" if where else what)
+        self.what, self.where = what, where
+
+    @classmethod
+    def unreadable(cls, exc: OSError, where: str | None) -> InputError:
+        """A file that could not be opened, said as the group and scenario readers say it."""
+        return cls(f"cannot read: {exc.strerror or exc}", where)
+
+
+class UnknownOptionError(InputError):
+    """A strategy option its strategy does not declare, or a value of the wrong type; the message
+    lists the options the strategy accepts."""

@@ -43,6 +43,8 @@ Optional methods, each with a sensible default:
 * ``describe_user_data(decoded)``: a JSON view of that result, which ``assignframe decode`` shows.
 * ``on_assignment(assignment, generation, state)``: the consumer's next ``MemberState``.
 * ``owners_per_partition(group)``: how many members each subscribed partition goes to (1).
+* ``option_defaults``: the options it accepts with their defaults (``{"refine": True}``), so a
+  mistyped option is rejected instead of ignored.
 
 Then test it with the contract suite: subclass ``assignframe.testing.StrategyContract`` and set
 ``strategy_name = "everything"`` (see docs/tutorial.md).
@@ -76,6 +78,11 @@ class Strategy(abc.ABC):
     name: ClassVar[str]
     #: Rebalance protocols supported, most preferred last (Java picks the highest common one).
     protocols: ClassVar[tuple[RebalanceProtocol, ...]] = (RebalanceProtocol.EAGER,)
+    #: The options the strategy accepts and their defaults, e.g. ``{"refine": True}``; a value
+    #: given for one must have its default's type (an int passes for a float). ``{}``: accepts no
+    #: options. ``None`` (the default, for strategies written before this existed): undeclared,
+    #: any option passes unchecked. The command line rejects undeclared options and lists these.
+    option_defaults: ClassVar[Mapping[str, Any] | None] = None
 
     def __init__(self, **options: Any) -> None:
         self.options: Mapping[str, Any] = dict(options)

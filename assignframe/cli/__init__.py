@@ -4,36 +4,45 @@ Each command is a module of this package with ``register(subparsers)`` adding it
 setting ``handler`` (a function of the parsed arguments returning the exit code). Adding a
 command = adding a module and listing it in ``COMMANDS``.
 
-Expected errors (bad input, unknown strategy, broken plugin) print one line and exit non-zero:
-2 for usage and input errors, 1 for a plugin or strategy that misbehaved.
+Every command keeps the exit codes docs/cli.md promises: 0 all done, 1 done but something was
+skipped (each skip reported on stderr), 2 unusable input or usage. An error is one line on
+stderr, ``assignframe: error: <what> (<where>)``, printed once; a plugin or strategy that
+misbehaves exits 1 the same way. A reader that closes the pipe early (``| head``) ends it quietly.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import re
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
+from ..decode.commands import EXIT_OK, EXIT_SKIPPED, EXIT_UNUSABLE
 from ..errors import (
     AssignframeError,
     CodecError,
     InconsistentGroupProtocolError,
+    InputError,
     ScenarioError,
     UnknownStrategyError,
     UserDataError,
 )
-from ._common import CommandLineError
 
-__all__ = ["COMMANDS", "build_parser", "main"]
+__all__ = ["COMMANDS", "EXIT_OK", "EXIT_SKIPPED", "EXIT_UNUSABLE", "build_parser", "main"]
 
-#: Command modules, in ``--help`` order (later: decode, simulate, audit, report, demo).
+#: Command modules, in ``--help`` order.
 COMMANDS = ("plugins", "assign", "replay", "decode", "simulate", "audit", "report", "demo")
+
+#: A plugin or strategy that misbehaved (names itself in the message).
+EXIT_PLUGIN_FAILED = 1
 
 #: Errors caused by what the user typed or fed in (exit 2); other AssignframeErrors exit 1.
 INPUT_ERRORS = (
     CodecError,
-    CommandLineError,
+    InputError,
     InconsistentGroupProtocolError,
     ScenarioError,
     UnknownStrategyError,
@@ -42,8 +51,16 @@ INPUT_ERRORS = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the one-line error style (no usage block; ``--help`` shows it)."""
+
+    def error(self, message: str) -> NoReturn:
+        _print_error(f"{message} ({self.prog}; see {self.prog} --help)")
+        sys.exit(EXIT_UNUSABLE)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="assignframe", description="Kafka consumer-group partition assignment toolkit."
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -54,19 +71,51 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(words)
     try:
         return int(args.handler(args))
+    except BrokenPipeError:
+        return _reader_went_away()
     except INPUT_ERRORS as exc:
-        return _fail(exc, 2)
+        return _fail(exc, EXIT_UNUSABLE, words)
     except AssignframeError as exc:
-        return _fail(exc, 1)
-    except BrokenPipeError:  # e.g. `assignframe replay ... | head`
-        sys.stderr.close()
-        return 0
+        return _fail(exc, EXIT_PLUGIN_FAILED, words)
 
 
-def _fail(exc: BaseException, code: int) -> int:
-    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    print(f"assignframe: error: {message}", file=sys.stderr)
+def _reader_went_away() -> int:
+    # `assignframe replay ... | head`: the reader has all it wanted. Point stdout at /dev/null so
+    # the interpreter's final flush does not raise (and print) a second BrokenPipeError.
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # stdout is not a real file (tests): nothing will flush to a pipe
+    return EXIT_OK
+
+
+def _fail(exc: BaseException, code: int, words: Sequence[str]) -> int:
+    _print_error(describe_error(exc, words))
     return code
+
+
+def _print_error(message: str) -> None:
+    print(f"assignframe: error: {message}", file=sys.stderr)
+
+
+def describe_error(exc: BaseException, words: Sequence[str] = ()) -> str:
+    """``<what> (<where>)`` on one line; a leading ``FILE:`` or ``FILE:LINE:`` naming a path the
+    user typed (the library's way of saying where) moves into the parentheses."""
+    if isinstance(exc, InputError):
+        return _first_line(str(exc))
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return str(InputError.unreadable(exc, str(exc.filename)))
+    message = _first_line(str(exc)) or type(exc).__name__
+    for word in sorted({w for w in words if w and not w.startswith("-")}, key=len, reverse=True):
+        located = re.match(rf"{re.escape(word)}(:\d+)?: (.+)", message)
+        if located:
+            return f"{located[2]} ({word}{located[1] or ''})"
+    return message
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""

@@ -6,25 +6,113 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from ..errors import AssignframeError
+from ..errors import InputError, UnknownOptionError, UnknownStrategyError
 from ..model import TopicPartition
+from ..plugins import PluginManager
 
 __all__ = [
     "CommandLineError",
     "add_strategy_arguments",
+    "checked_options",
+    "checked_strategies",
     "compact_partitions",
     "console",
     "parse_options",
+    "positive_int",
     "print_json",
+    "read_json",
+    "read_text",
 ]
 
 
-class CommandLineError(AssignframeError):
+class CommandLineError(InputError):
     """An argument the parser accepted but the command cannot use (exit 2)."""
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an int >= 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text}")
+    return value
+
+
+def checked_strategies(pm: PluginManager, names: Iterable[str], where: str) -> None:
+    """Fail before any work when a name is not installed (the message lists installed ones)."""
+    for name in names:
+        try:
+            pm.registry.get(name)
+        except UnknownStrategyError as exc:
+            raise CommandLineError(str(exc), where) from None
+
+
+def checked_options(
+    pm: PluginManager, name: str, options: dict[str, Any], where: str = "--option"
+) -> dict[str, Any]:
+    """``options`` if strategy ``name`` declares each one with a value of its default's type.
+
+    Strategies that declare nothing (``option_defaults = None``) get their options unchecked.
+    """
+    checked_strategies(pm, [name], "--strategy")
+    declared = pm.registry.get(name).cls.option_defaults
+    if declared is None:
+        return options
+    for key, value in options.items():
+        if key not in declared:
+            raise UnknownOptionError(
+                f"strategy {name!r} has no option {key!r}; it accepts {_described(declared)}",
+                where,
+            )
+        if not _same_type(value, declared[key]):
+            raise UnknownOptionError(
+                f"option {key!r} of strategy {name!r} expects "
+                f"{type(declared[key]).__name__} (default {json.dumps(declared[key])}), "
+                f"got {json.dumps(value)}",
+                where,
+            )
+    return options
+
+
+def _described(declared: dict[str, Any] | Any) -> str:
+    if not declared:
+        return "no options"
+    return ", ".join(f"{k} (default {json.dumps(v)})" for k, v in sorted(declared.items()))
+
+
+def _same_type(value: Any, default: Any) -> bool:
+    if default is None:
+        return True
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(default, bool)
+    if isinstance(default, float):
+        return isinstance(value, (int, float))
+    return isinstance(value, type(default))
+
+
+def read_text(path: str | Path) -> str:
+    """A file's text; unreadable = one :class:`InputError` naming the file."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError.unreadable(exc, str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not text: {exc.reason} at byte {exc.start}", str(path)) from None
+
+
+def read_json(path: str | Path) -> Any:
+    """A JSON file's value; a syntax error names the file and line."""
+    text = read_text(path)
+    if not text.strip():
+        raise InputError("empty file, expected JSON", str(path))
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not JSON: {exc.msg}", f"{path} line {exc.lineno}") from None
 
 
 def add_strategy_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,11 +142,24 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     return options
 
 
-def console() -> Console:
-    out = Console(highlight=False)
-    if not out.is_terminal:
-        out.width = 200  # pipes and files: don't squeeze tables into 80 columns
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich would exit 1 here; the reader closing the pipe (`| head`) is the CLI's to handle
+        # (quietly, exit 0), the same for every command.
+        raise BrokenPipeError
+
+
+def console(width: int | None = None) -> Console:
+    """Standard output for people: the terminal's width, or ``width``; pipes and files get
+    full lines (no wrapping at 80 columns that would cut member ids)."""
+    out = _Console(highlight=False, width=width)
+    if width is None and not out.is_terminal:
+        out.width = PIPED_WIDTH
     return out
+
+
+#: Width of rich output written to a pipe or a file: wide enough that no table cell wraps.
+PIPED_WIDTH = 400
 
 
 def print_json(value: Any) -> None:

@@ -12,6 +12,7 @@ from ..plugins import get_plugin_manager
 from ._common import (
     CommandLineError,
     add_strategy_arguments,
+    checked_options,
     compact_partitions,
     console,
     parse_options,
@@ -32,11 +33,10 @@ def run(args: argparse.Namespace) -> int:
     group_file = read_group_file(args.group_file)
     name = args.strategy or group_file.strategy
     if not name:
-        raise CommandLineError(
-            f"{args.group_file}: no strategy: give --strategy or a `strategy` key"
-        )
+        raise CommandLineError("no strategy: give --strategy or a `strategy` key", args.group_file)
     pm = get_plugin_manager()
-    strategy = pm.strategy(name, **{**group_file.options, **parse_options(args.option)})
+    options = checked_options(pm, name, {**group_file.options, **parse_options(args.option)})
+    strategy = pm.strategy(name, **options)
     group = group_subscription(group_file, strategy, pm)
     assignment = pm.assign(strategy, group)
     metrics = round_metrics(group, assignment, None, strategy.owners_per_partition(group))

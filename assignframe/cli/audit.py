@@ -12,7 +12,9 @@ from pathlib import Path
 
 from ..audit import ENGINES, AuditOptions, run_audit
 from ..audit.console import print_summary
-from ._common import console, print_json
+from ..errors import InputError
+from ..plugins import get_plugin_manager
+from ._common import checked_strategies, console, positive_int, print_json
 
 __all__ = ["register"]
 
@@ -41,8 +43,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="comma-separated strategy names, or 'all' for every installed one "
         "(default: range, roundrobin, sticky, cooperative-sticky, fair)",
     )
-    parser.add_argument("--processes", type=int, help="local engine workers (default: CPU count)")
-    parser.add_argument("--chunk-size", type=int, default=200, help="groups per unit of work")
+    parser.add_argument(
+        "--processes", type=positive_int, help="local engine workers (default: CPU count)"
+    )
+    parser.add_argument(
+        "--chunk-size", type=positive_int, default=200, help="groups per unit of work"
+    )
     parser.add_argument("--master", default="local[*]", help="Spark master URL (spark engine)")
     parser.add_argument(
         "--worst", type=int, default=10, help="worst groups detailed in the summary"
@@ -61,6 +67,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    """Exit 0: every row audited; 1: malformed rows skipped (listed); 2: nothing auditable."""
+    if args.strategies and args.strategies != ("all",):
+        checked_strategies(get_plugin_manager(), args.strategies, "--strategies")
     options = AuditOptions(
         strategies=args.strategies,
         processes=args.processes,
@@ -71,7 +80,15 @@ def _run(args: argparse.Namespace) -> int:
         parquet=not args.no_parquet,
         master=args.master,
     )
-    summary = run_audit(args.input, args.out, options, args.engine)
+    try:
+        summary = run_audit(args.input, args.out, options, args.engine)
+    except ModuleNotFoundError as exc:  # an engine's optional dependency (pyspark)
+        raise InputError(
+            f"the {args.engine} engine needs the package {exc.name} (pip install {exc.name})",
+            "--engine",
+        ) from None
+    if not summary["groups"]:
+        raise InputError(_nothing_audited(summary), str(args.input))
     if args.json:
         print_json({k: v for k, v in summary.items() if k != "worst_groups"})
     else:
@@ -80,4 +97,15 @@ def _run(args: argparse.Namespace) -> int:
         from ..report import write_report
 
         write_report(args.html, audit_summary=summary)
-    return 0
+    return 1 if summary["malformed"] else 0
+
+
+def _nothing_audited(summary: dict) -> str:
+    examples = summary.get("malformed_examples") or []
+    if not examples:
+        return "no group snapshot in the input"
+    first = examples[0]
+    return (
+        f"no group snapshot could be read ({summary['malformed']} malformed rows; "
+        f"line {first['line']}: {first['error']})"
+    )

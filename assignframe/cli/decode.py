@@ -14,6 +14,8 @@ from ..decode.capture import CaptureOptions
 from ..decode.commands import capture_command, offsets_command, payload_command
 from ..decode.kafka import DEFAULT_MAX_FRAME_BYTES
 from ..decode.payload import BODY_KINDS, DETECTION_ORDER
+from ..plugins import get_plugin_manager
+from ._common import checked_strategies, console, positive_int
 
 __all__ = ["register"]
 
@@ -32,8 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _offsets_parser(actions)
 
 
-def _consoles() -> tuple[Console, Console]:
-    return Console(highlight=False), Console(stderr=True, highlight=False)
+def _consoles(width: int | None = None) -> tuple[Console, Console]:
+    return console(width), Console(stderr=True, highlight=False)
 
 
 def _capture_parser(actions: argparse._SubParsersAction) -> None:
@@ -59,6 +61,12 @@ def _capture_parser(actions: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--replay", metavar="STRATEGY", help="also show what STRATEGY would assign")
     parser.add_argument("--json", action="store_true", help="one JSON object per group generation")
+    parser.add_argument(
+        "--width",
+        type=positive_int,
+        metavar="COLUMNS",
+        help="text width (default: the terminal's; unwrapped when piped)",
+    )
     parser.set_defaults(handler=_run_capture)
 
 
@@ -66,7 +74,9 @@ def _run_capture(args: argparse.Namespace) -> int:
     options = CaptureOptions(
         frozenset(args.port or [9092]), not args.no_sniff, args.max_frame_bytes
     )
-    out, err = _consoles()
+    if args.replay:
+        checked_strategies(get_plugin_manager(), [args.replay], "--replay")
+    out, err = _consoles(args.width)
     return capture_command(args.files, options, out, err, as_json=args.json, replay=args.replay)
 
 

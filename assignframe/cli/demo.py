@@ -1,19 +1,47 @@
-"""``assignframe demo``: decode, simulate, audit and report on the sample data shipped inside.
+"""``assignframe demo``: every tool on the sample data shipped inside, ending in one report.
 
-Thin: calls :func:`assignframe.report.demo.run_demo` and prints where the report is.
+The demo is orchestration, so it lives here in the CLI layer (the report only draws what it is
+given; it never runs the tools it shows):
+
+1. decode the shipped captures (``assignframe/data/captures/*.pcap``) into snapshots;
+2. simulate every shipped scenario (``assignframe/data/scenarios``) with every strategy;
+3. generate a sample fleet (deterministic, from a seed) and audit it;
+4. write ``report.html`` with the fleet, the simulations and the captured groups.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
-from ..audit import ENGINES
-from ..report.demo import DemoOptions, run_demo
+from ..audit import ENGINES, AuditOptions, run_audit, snapshot_view, write_fleet
+from ..decode.capture import decode_capture
+from ..decode.render import json_line, snapshot_dicts
+from ..report import write_report
+from ..simulate import load_scenario, shipped_scenarios, simulate
+from ._common import positive_int
 
-__all__ = ["register"]
+__all__ = ["DemoOptions", "register", "run_demo", "shipped_captures"]
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    """:param groups: size of the sample fleet; :param seed: its seed; the rest go to the audit."""
+
+    out_dir: Path = Path("assignframe-demo")
+    engine: str = "local"
+    groups: int = 2000
+    seed: int = 2024
+    processes: int | None = None
+    master: str = "local[*]"
+    progress: bool = False
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,14 +51,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--out",
         type=Path,
-        default=Path("assignframe-demo"),
+        default=DemoOptions.out_dir,
         metavar="DIR",
         help="output folder (default: %(default)s)",
     )
     parser.add_argument("--engine", choices=ENGINES, default="local")
-    parser.add_argument("--groups", type=int, default=DemoOptions.groups, help="sample fleet size")
+    parser.add_argument(
+        "--groups", type=positive_int, default=DemoOptions.groups, help="sample fleet size"
+    )
     parser.add_argument("--seed", type=int, default=DemoOptions.seed, help="sample fleet seed")
-    parser.add_argument("--processes", type=int, help="local engine workers (default: CPU count)")
+    parser.add_argument(
+        "--processes", type=positive_int, help="local engine workers (default: CPU count)"
+    )
     parser.add_argument("--master", default="local[*]", help="Spark master URL (spark engine)")
     parser.set_defaults(handler=_run)
 
@@ -50,3 +82,48 @@ def _run(args: argparse.Namespace) -> int:
     print(f"done in {time.perf_counter() - started:.0f} s")
     print(f"report: {Path(result['report']).resolve()}")
     return 0
+
+
+def shipped_captures() -> list[Path]:
+    folder = Path(str(files("assignframe") / "data" / "captures"))
+    return sorted(folder.glob("*.pcap"))
+
+
+def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> dict[str, Any]:
+    """Run the four stages; returns paths and the parts of the report."""
+    out = options.out_dir
+    out.mkdir(parents=True, exist_ok=True)
+    snapshots = decode_captures(out / "captures.jsonl")
+    say(f"decoded {len(shipped_captures())} captures: {len(snapshots)} group generations")
+    simulations = [simulate(load_scenario(path)) for path in shipped_scenarios()]
+    (out / "simulations.json").write_text(json.dumps(simulations, indent=1), encoding="utf-8")
+    say(f"simulated {len(simulations)} scenarios")
+    fleet = write_fleet(
+        out / "fleet.jsonl",
+        options.groups,
+        options.seed,
+        max_members=30,
+        max_partitions=200,
+        malformed_rate=0.002,
+    )
+    audit_options = AuditOptions(
+        processes=options.processes, master=options.master, progress=options.progress
+    )
+    summary = run_audit(fleet, out / "audit", audit_options, options.engine)
+    say(f"audited {summary['groups']:,} groups ({summary['malformed']} malformed rows skipped)")
+    views = [snapshot_view(s, s.get("source") or "") for s in snapshots]
+    report = write_report(
+        out / "report.html", audit_summary=summary, simulations=simulations, captures=views
+    )
+    return {"report": report, "summary": summary, "simulations": simulations, "captures": views}
+
+
+def decode_captures(path: Path) -> list[dict[str, Any]]:
+    """Decode every shipped capture; writes the snapshots as JSON lines to ``path``."""
+    lines = [
+        json_line(snapshot)
+        for capture in shipped_captures()
+        for snapshot in snapshot_dicts(decode_capture(capture).timelines, capture.name)
+    ]
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return [json.loads(line) for line in lines]

@@ -15,7 +15,16 @@ from ..plugins import get_plugin_manager
 from ..replay import Replay, replay_scenario
 from ..runner import DEFAULT_MAX_FOLLOWUPS
 from ..scenario import read_scenarios
-from ._common import add_strategy_arguments, compact_partitions, console, parse_options, print_json
+from ._common import (
+    CommandLineError,
+    add_strategy_arguments,
+    checked_options,
+    checked_strategies,
+    compact_partitions,
+    console,
+    parse_options,
+    print_json,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,7 +45,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     pm = get_plugin_manager()
     options = parse_options(args.option)
+    if args.strategy:
+        checked_strategies(pm, [args.strategy], "--strategy")
+    played = 0
     for scenario in _with_progress(read_scenarios(args.file)):
+        if options:
+            checked_options(pm, args.strategy or scenario.get("assignor") or "", options)
+        played += 1
         replay = replay_scenario(
             scenario, args.strategy, pm, options=options, max_followups=args.max_followups
         )
@@ -44,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
             print_json(replay_as_dict(replay))
         else:
             _print_tables(replay)
+    if not played:
+        raise CommandLineError("no scenario in the input", args.file)
     return 0
 
 

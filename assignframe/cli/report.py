@@ -8,9 +8,12 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from ..audit import snapshot_view
+from ..errors import InputError, ScenarioError
 from ..report import write_report
+from ._common import read_json, read_text
 
 __all__ = ["register"]
 
@@ -47,19 +50,28 @@ def _run(args: argparse.Namespace) -> int:
     summary = None
     if args.audit:
         path = args.audit / "summary.json" if args.audit.is_dir() else args.audit
-        summary = json.loads(path.read_text(encoding="utf-8"))
+        summary = read_json(path)
     simulations = []
     for path in args.simulation:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
+        loaded = read_json(path)
         simulations += loaded if isinstance(loaded, list) else [loaded]
-    captures = [
-        snapshot_view(json.loads(line), path.name)
-        for path in args.snapshots
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
+    captures = [view for path in args.snapshots for view in _snapshot_views(path)]
     report = write_report(
         args.out, audit_summary=summary, simulations=simulations, captures=captures
     )
     print(f"report written to {report.resolve()}")
     return 0
+
+
+def _snapshot_views(path: Path) -> list[dict[str, Any]]:
+    views = []
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            views.append(snapshot_view(json.loads(line), path.name))
+        except (json.JSONDecodeError, ScenarioError, KeyError, TypeError, AttributeError) as exc:
+            raise InputError(f"not a decode snapshot: {exc}", f"{path} line {number}") from None
+    if not views:
+        raise InputError("no decode snapshot in the file", str(path))
+    return views

@@ -9,9 +9,10 @@ import argparse
 import json
 from pathlib import Path
 
+from ..plugins import get_plugin_manager
 from ..simulate import load_scenario, shipped_scenarios, simulate
 from ..simulate.console import print_simulation
-from ._common import CommandLineError, console, print_json
+from ._common import CommandLineError, checked_strategies, console, print_json
 
 __all__ = ["register"]
 
@@ -44,6 +45,8 @@ def _run(args: argparse.Namespace) -> int:
     paths = list(args.scenarios) + (shipped_scenarios() if args.shipped else [])
     if not paths:
         raise CommandLineError("give SCENARIO files or --shipped")
+    if args.strategies:
+        checked_strategies(get_plugin_manager(), args.strategies, "--strategies")
     results = [simulate(load_scenario(path), args.strategies) for path in paths]
     if args.json:
         print_json(results)

@@ -5,7 +5,9 @@ Exit status (documented in docs/decode.md):
 * ``0``: everything given was decoded;
 * ``1``: something was skipped (a corrupt frame, a capture hole, an undecodable payload or record);
   each skip was reported on stderr with where it was and its byte offset;
-* ``2``: nothing could be done (unreadable file, unreachable broker, bad arguments).
+* ``2``: nothing could be done (unreadable file, a file that is not a capture or holds no
+  consumer-group traffic, unreachable broker, bad arguments): raised as
+  :class:`~assignframe.errors.InputError`, ``<what> (<where>)``, for the CLI to print once.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from ..errors import BrokerError
-from .capture import CaptureOptions, decode_capture
+from ..errors import BrokerError, InputError
+from .capture import CaptureOptions, CaptureResult, decode_capture
 from .offsets import OffsetsRecord, decode_offsets_record, read_offsets_file
 from .payload import PayloadResult, decode_payload, parse_payload_text
 from .problems import Problem, Problems
@@ -41,9 +43,14 @@ EXIT_OK, EXIT_SKIPPED, EXIT_UNUSABLE = 0, 1, 2
 
 def _reporter(err: Console) -> Problems:
     def report(problem: Problem) -> None:
-        err.print(f"[yellow]skipped:[/] {escape(str(problem))}", highlight=False, soft_wrap=True)
+        err.print(skipped_line(problem), highlight=False, soft_wrap=True, markup=False)
 
     return Problems(on_problem=report)
+
+
+def skipped_line(problem: Problem) -> str:
+    """One skip on stderr, in the CLI's ``<what> (<where>)`` style."""
+    return f"assignframe: skipped: {problem.message} ({problem.where} @ byte {problem.offset})"
 
 
 def _status(problems: Problems) -> int:
@@ -61,21 +68,35 @@ def capture_command(
     """Decode each capture file into rebalance timelines (rich, or JSON lines on ``out``)."""
     problems = _reporter(err)
     for path in paths:
-        if not Path(path).is_file():
-            err.print(f"[red]error:[/] {escape(path)}: no such file")
-            return EXIT_UNUSABLE
-        result = decode_capture(path, options, problems, replay)
+        result = _usable_capture(path, options, replay)
+        for problem in result.problems:
+            problems.add(problem.where, problem.offset, problem.message)
         if as_json:
             for snapshot in snapshot_dicts(result.timelines, source=path):
                 _write_line(out, json_line(snapshot))
-            continue
-        if not result.timelines:
-            out.print(
-                f"{escape(path)}: no consumer-group traffic found "
-                f"({result.frames} Kafka frames of interest)"
-            )
-        render_timelines(result.timelines, out)
+        else:
+            render_timelines(result.timelines, out)
     return _status(problems)
+
+
+def _usable_capture(path: str, options: CaptureOptions, replay: str | None) -> CaptureResult:
+    """The decoded capture, or :class:`InputError` when it yields no group traffic at all."""
+    file = Path(path)
+    if file.is_dir():
+        raise InputError("is a directory, expected a pcap/pcapng capture", path)
+    if not file.exists():
+        raise InputError("no such file", path)
+    result = decode_capture(path, options, Problems(), replay)
+    if result.timelines:
+        return result
+    first = next(iter(result.problems), None)
+    if first is not None and result.frames == 0:
+        raise InputError(first.message, f"{path} @ byte {first.offset}")
+    raise InputError(
+        f"no consumer-group traffic found ({result.frames} Kafka frames of interest;"
+        " is the broker port --port?)",
+        path,
+    )
 
 
 def _payload_inputs(
@@ -118,8 +139,7 @@ def payload_command(
     try:
         inputs = list(_payload_inputs(payloads, file, stdin or sys.stdin))
     except OSError as exc:
-        err.print(f"[red]error:[/] {escape(str(exc))}")
-        return EXIT_UNUSABLE
+        raise InputError.unreadable(exc, file) from None
     for source, text in inputs:
         try:
             data = parse_payload_text(text, encoding)
@@ -129,6 +149,8 @@ def payload_command(
         result = decode_payload(data, source, kind, version)
         if result.kind is None:
             problems.add(source, 0, f"not decoded: {result.error}")
+            if not as_json:
+                continue  # said once, on stderr; JSON keeps one line per input
         _show(result, out, as_json)
     return _status(problems)
 
@@ -169,9 +191,10 @@ def offsets_command(
             records = read_offsets_file(lines, file, problems)
         elif bootstrap_server is not None:
             return _live(bootstrap_server, topic, out, err, problems, as_json, timeout_s)
-    except (OSError, ValueError) as exc:
-        err.print(f"[red]error:[/] {escape(str(exc))}")
-        return EXIT_UNUSABLE
+    except OSError as exc:
+        raise InputError.unreadable(exc, file) from None
+    except ValueError as exc:
+        raise InputError(str(exc), file or "--key/--value") from None
     for record in records:
         _show(record, out, as_json)
     return _status(problems)
@@ -200,8 +223,7 @@ def _live(
             for record in consume_offsets(bootstrap_server, problems, progress, timeout_s, topic):
                 _show(record, out, as_json)
         except BrokerError as exc:
-            err.print(f"[red]error:[/] {escape(str(exc))}")
-            return EXIT_UNUSABLE
+            raise InputError(str(exc), bootstrap_server) from None
     return _status(problems)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -20,7 +21,15 @@ from ..snapshot import snapshot_to_dict as core_snapshot_dict
 from .snapshots import group_snapshot
 from .timeline import GroupTimeline, MemberRound, Snapshot
 
-__all__ = ["SNAPSHOT_SCHEMA", "render_timelines", "snapshot_dicts", "snapshot_to_dict"]
+__all__ = [
+    "SNAPSHOT_SCHEMA",
+    "GroupHistory",
+    "membership_lines",
+    "render_snapshot",
+    "render_timelines",
+    "snapshot_dicts",
+    "snapshot_to_dict",
+]
 
 
 def _member_extras(member: MemberRound) -> dict[str, Any]:
@@ -211,11 +220,20 @@ def _short(member_id: str | None) -> str:
     return (member_id or "?")[:14]
 
 
+#: The join error a new member gets first (KIP-394): part of joining, not a failure.
+HANDSHAKE_ERROR = "MEMBER_ID_REQUIRED"
+
+
+def _is_handshake(event: dict[str, Any]) -> bool:
+    return event["type"] == "join_error" and event.get("error") == HANDSHAKE_ERROR
+
+
 def _events_text(snapshot: Snapshot) -> Text | None:
-    if not snapshot.events:
+    shown = [event for event in snapshot.events if not _is_handshake(event)]
+    if not shown:
         return None
     lines = []
-    for event in snapshot.events:
+    for event in shown:
         detail = event.get("error") or (f"reason: {event['reason']}" if event.get("reason") else "")
         lines.append(
             f"  {_time(event['timestamp'])} {event['type']} "
@@ -224,7 +242,44 @@ def _events_text(snapshot: Snapshot) -> Text | None:
     return Text("events during this generation:\n" + "\n".join(lines))
 
 
-def render_snapshot(snapshot: Snapshot) -> Group:
+@dataclass(frozen=True)
+class GroupHistory:
+    """What a group's whole timeline says about its members (events land in the generation
+    during which they happened, so a member's LeaveGroup or handshake precedes the generation
+    it is missing from or joins)."""
+
+    leavers: frozenset[str] = frozenset()
+    handshakes: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, timeline: GroupTimeline) -> GroupHistory:
+        events = [e for s in timeline.snapshots for e in s.events]
+        return cls(
+            frozenset(e["member_id"] for e in events if e["type"] == "leave"),
+            frozenset(e["member_id"] for e in events if _is_handshake(e) and e.get("member_id")),
+        )
+
+
+def membership_lines(snapshot: Snapshot, history: GroupHistory) -> list[str]:
+    """Who joined, left (sent LeaveGroup) or vanished (gone without one) since the previous
+    generation seen; a join that went through the member-id handshake is still one join."""
+    changes = snapshot.changes or {}
+    leavers, handshakes = history.leavers, history.handshakes
+    joined = [
+        member + (" (after the member-id handshake)" if member in handshakes else "")
+        for member in changes.get("joined") or []
+    ]
+    gone = changes.get("left") or []
+    parts = [
+        ("joined", joined),
+        ("left", [m for m in gone if m in leavers]),
+        ("vanished", [f"{m} (no LeaveGroup seen)" for m in gone if m not in leavers]),
+    ]
+    return [f"{word}: {', '.join(members)}" for word, members in parts if members]
+
+
+def render_snapshot(snapshot: Snapshot, history: GroupHistory | None = None) -> Group:
+    """One generation: members, partition counts, who joined/left/vanished, rounds, changes."""
     counts = ", ".join(f"{t}: {n}" for t, n in sorted(snapshot.partitions_per_topic.items()))
     title = (
         f"group [bold]{snapshot.group_id}[/] generation [bold]{snapshot.generation}[/] "
@@ -246,9 +301,11 @@ def render_snapshot(snapshot: Snapshot) -> Group:
     for member in snapshot.members.values():
         table.add_row(*_member_row(member, snapshot.leader))
     rounds = ", ".join(f"{r['type']} {_short(r['member_id'])}" for r in snapshot.rounds)
+    membership = membership_lines(snapshot, history or GroupHistory())
     parts: list[Any] = [
         table,
         Text(f"partition counts: {counts or 'unknown'}"),
+        *(Text(line) for line in membership),
         Text(f"rounds: {rounds}"),
         _changes_text(snapshot),
     ]
@@ -276,7 +333,12 @@ def _replay_text(replay: dict[str, Any]) -> Text:
 
 def render_timelines(timelines: Iterable[GroupTimeline], console: Console) -> None:
     for timeline in timelines:
-        console.rule(f"[bold]group {timeline.group_id}[/]: {len(timeline.snapshots)} generation(s)")
+        heading = f"[bold]group {timeline.group_id}[/]: {len(timeline.snapshots)} generation(s)"
+        if console.is_terminal:
+            console.rule(heading)
+        else:  # a rule is as wide as the console: unwrapped (piped) output gets a plain heading
+            console.print(f"== {heading} ==")
+        history = GroupHistory.of(timeline)
         for snapshot in timeline.snapshots:
-            console.print(render_snapshot(snapshot))
+            console.print(render_snapshot(snapshot, history))
             console.print()

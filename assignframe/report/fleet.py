@@ -81,18 +81,23 @@ def _charts(page: ReportPage, summary: Mapping[str, Any]) -> str:
         "Recommended for how many groups",
         names,
         {"groups": [strategies[n].get("recommended") for n in names]},
+        counts=True,
+        when_all_zero="No strategy was recommended for any group.",
+    )
+    # Two scales, two charts: max-min is partitions per member, the balance score a sum of pairs.
+    spread = visuals.bars(
+        "Mean max-min partitions per member (lower is better)",
+        names,
+        {"mean max-min": [strategies[n].get("mean_spread") for n in names]},
+        when_all_zero="Every strategy balances every group perfectly (mean max-min 0).",
     )
     balance = visuals.bars(
-        "Mean balance across the fleet (lower is better)",
+        "Mean balance score, KIP-54 (lower is better)",
         names,
-        {
-            "mean max-min": [strategies[n].get("mean_spread") for n in names],
-            "mean balance score / 10": [
-                (strategies[n].get("mean_balance_score") or 0) / 10 for n in names
-            ],
-        },
+        {"mean balance score": [strategies[n].get("mean_balance_score") for n in names]},
+        when_all_zero="Every strategy balances every group perfectly (balance score 0).",
     )
-    return f'<div class="row">{page.visual(recommended)}{page.visual(balance)}</div>'
+    return "".join(page.visual(spec) for spec in (recommended, spread, balance))
 
 
 def _malformed(summary: Mapping[str, Any]) -> str:

@@ -47,7 +47,7 @@ def group_card(page: ReportPage, group: Mapping[str, Any]) -> str:
         f"{_recommendation(group.get('recommendation'))}"
         f"{_metrics_table(group, recommended)}"
         f"{page.visual(_heatmap(group, recommended))}"
-        f'<div class="row">{_charts(page, group)}</div></div>'
+        f"{_charts(page, group)}</div>"
     )
 
 
@@ -118,6 +118,8 @@ def _charts(page: ReportPage, group: Mapping[str, Any]) -> str:
             "max-min partitions": [m.get("spread") for m in metrics],
             "idle members": [m.get("idle_members") for m in metrics],
         },
+        counts=True,
+        when_all_zero="Balance: every assignment has max-min 0 and no idle member.",
     )
     movement = visuals.bars(
         "Movement per strategy",
@@ -126,5 +128,7 @@ def _charts(page: ReportPage, group: Mapping[str, Any]) -> str:
             "partitions moved": [m.get("partitions_moved") for m in metrics[1:]],
             "partitions kept": [m.get("partitions_kept") for m in metrics[1:]],
         },
+        counts=True,
+        when_all_zero="No movement: no partition was owned before, none kept or moved.",
     )
     return page.visual(balance) + page.visual(movement)

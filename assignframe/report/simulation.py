@@ -43,7 +43,7 @@ def _scenario_card(page: ReportPage, result: Mapping[str, Any]) -> str:
         f"<h3>{escape(result['scenario'])}{source}</h3>"
         f"<p>{escape(result.get('description', ''))}</p>"
         f"{_errors(result)}{_totals(result)}"
-        f'<div class="row">{_charts(page, runs)}</div>'
+        f"{_charts(page, runs)}"
         f"{''.join(_run_details(page, result, run, i == 0) for i, run in enumerate(runs))}</div>"
     )
 
@@ -71,9 +71,27 @@ def _charts(page: ReportPage, runs: Sequence[Mapping[str, Any]]) -> str:
     def per_step(key: str) -> dict[str, list[Any]]:
         return {r["label"]: [s["metrics"].get(key) for s in r["steps"]] for r in runs}
 
-    spread = visuals.lines("Balance: max-min partitions per member", labels, per_step("spread"))
-    moved = visuals.lines("Partitions moved per step", labels, per_step("partitions_moved"))
-    rounds = visuals.bars("Rebalance rounds per step", labels, per_step("rounds"))
+    spread = visuals.lines(
+        "Balance: max-min partitions per member",
+        labels,
+        per_step("spread"),
+        counts=True,
+        when_all_zero="Balance: every run has max-min 0 at every step.",
+    )
+    moved = visuals.lines(
+        "Partitions moved per step",
+        labels,
+        per_step("partitions_moved"),
+        counts=True,
+        when_all_zero="No movement: no run moves a partition in any step.",
+    )
+    rounds = visuals.bars(
+        "Rebalance rounds per step",
+        labels,
+        per_step("rounds"),
+        counts=True,
+        when_all_zero="No rebalance round in any step.",
+    )
     return page.visual(spread) + page.visual(moved) + page.visual(rounds)
 
 

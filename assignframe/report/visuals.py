@@ -53,28 +53,53 @@ def _indexed(
 
 
 def bars(
-    title: str, categories: Sequence[str], series: Mapping[str, Sequence[Any]], y_label: str = ""
+    title: str,
+    categories: Sequence[str],
+    series: Mapping[str, Sequence[Any]],
+    y_label: str = "",
+    *,
+    counts: bool = False,
+    when_all_zero: str = "",
 ) -> dict[str, Any]:
-    """Grouped bars: one group per category, one bar per series."""
-    return {
-        "type": "bars",
-        "title": title,
-        "categories": list(categories),
-        "series": [{"name": n, "values": [_number(v) for v in vs]} for n, vs in series.items()],
-        "y_label": y_label,
-    }
+    """Grouped bars: one group per category, one bar per series.
+
+    :param counts: the values are counts (the axis shows whole numbers only)
+    :param when_all_zero: said instead of drawing a chart whose every value is 0
+    """
+    return _chart("bars", title, categories, series, y_label, counts, when_all_zero)
 
 
 def lines(
-    title: str, labels: Sequence[str], series: Mapping[str, Sequence[Any]], y_label: str = ""
+    title: str,
+    labels: Sequence[str],
+    series: Mapping[str, Sequence[Any]],
+    y_label: str = "",
+    *,
+    counts: bool = False,
+    when_all_zero: str = "",
 ) -> dict[str, Any]:
-    """One line per series over the x labels (e.g. simulation steps)."""
+    """One line per series over the x labels (e.g. simulation steps); many series are drawn as
+    small multiples, one panel each (see ``static/report.js``). Parameters as :func:`bars`."""
+    return _chart("lines", title, labels, series, y_label, counts, when_all_zero)
+
+
+def _chart(
+    kind: str,
+    title: str,
+    labels: Sequence[str],
+    series: Mapping[str, Sequence[Any]],
+    y_label: str,
+    counts: bool,
+    when_all_zero: str,
+) -> dict[str, Any]:
     return {
-        "type": "lines",
+        "type": kind,
         "title": title,
         "labels": list(labels),
         "series": [{"name": n, "values": [_number(v) for v in vs]} for n, vs in series.items()],
         "y_label": y_label,
+        "counts": counts,
+        "when_all_zero": when_all_zero or f"{title}: every value is 0",
     }
 
 

@@ -108,41 +108,7 @@ def test_replay_tables(tmp_path, capsys):
     assert code == 0 and "coop (cooperative-balance)" in out and "(follow-up)" in out
 
 
-@pytest.mark.parametrize(
-    ("args", "files", "message"),
-    [
-        (["replay", "missing.jsonl"], {}, "missing.jsonl: cannot read"),
-        (
-            ["replay", "bad.jsonl"],
-            {"bad.jsonl": '{"id": "x", "rounds": []}\n'},
-            "bad.jsonl:1: partitions_per_topic",
-        ),
-        (
-            ["assign", "g.yaml", "--strategy", "nope"],
-            {"g.yaml": GROUP_YAML},
-            "unknown strategy 'nope'; installed strategies: cooperative-balance, modulo, restless",
-        ),
-        (
-            ["assign", "g.yaml"],
-            {"g.yaml": "partitions_per_topic: {t: 1}\nmembers: {a: {topics: [t]}}\n"},
-            "no strategy",
-        ),
-        (
-            ["assign", "g.yaml", "-o", "novalue"],
-            {"g.yaml": GROUP_YAML},
-            "--option expects KEY=VALUE",
-        ),
-        (["assign", "g.yaml"], {"g.yaml": "members: [1]\n"}, "g.yaml: partitions_per_topic"),
-    ],
-)
-def test_input_errors_are_one_line_exit_2(tmp_path, monkeypatch, capsys, args, files, message):
-    monkeypatch.chdir(tmp_path)
-    for name, content in files.items():
-        (tmp_path / name).write_text(content)
-    code, out, err = run(capsys, *args)
-    assert code == 2
-    assert err.startswith("assignframe: error: ") and message in err
-    assert err.count("\n") == 1 and "Traceback" not in err
+# Input errors, one line and exit 2 in every command: test_errors.py.
 
 
 def test_misbehaving_strategy_exits_1(tmp_path, capsys, cli_pm):

@@ -232,4 +232,4 @@ def test_cli_exit_status_says_whether_anything_was_skipped(tmp_path, capsys):
     assert main(["decode", "capture", str(tmp_path / "missing.pcap")]) == 2
     not_a_capture = tmp_path / "text.pcap"
     not_a_capture.write_text("hello")
-    assert main(["decode", "capture", str(not_a_capture)]) == 1
+    assert main(["decode", "capture", str(not_a_capture)]) == 2  # unusable input (docs/cli.md)

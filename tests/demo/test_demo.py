@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from assignframe.cli import main
-from assignframe.report.demo import shipped_captures
+from assignframe.cli.demo import shipped_captures
 
 
 def test_captures_are_shipped():

@@ -81,7 +81,7 @@ STRATEGY_API = sorted(
     name
     for name, value in vars(Strategy).items()
     if not name.startswith("_") and (callable(value) or isinstance(value, property))
-) + ["name", "protocols"]
+) + ["name", "protocols", "option_defaults"]
 
 
 @pytest.mark.parametrize("member", sorted(set(STRATEGY_API)))

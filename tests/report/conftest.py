@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import json
 import os
 import shutil
 import subprocess
@@ -49,9 +51,30 @@ class Browser:
         """The DOM after the page's scripts ran."""
         return self._run("--virtual-time-budget=5000", "--dump-dom", page.resolve().as_uri()).stdout
 
-    def screenshot(self, page: Path, out: Path) -> Path:
-        self._run(f"--screenshot={out}", "--window-size=1400,2000", page.resolve().as_uri())
+    def screenshot(self, page: Path, out: Path, height: int = 2000) -> Path:
+        self._run(f"--screenshot={out}", f"--window-size=1400,{height}", page.resolve().as_uri())
         return out
+
+    def measure(self, page: Path) -> dict:
+        """Open every <details>, then run :data:`PAGE_CHECKS` in the page; its JSON result."""
+        checked = page.with_name(page.stem + ".checked.html")
+        checked.write_text(
+            page.read_text(encoding="utf-8").replace(
+                "</body>", f"<script>{PAGE_CHECKS}</script></body>"
+            )
+        )
+        dom = self._run(
+            "--window-size=1400,2000",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+            checked.resolve().as_uri(),
+        ).stdout
+        assert 'data-render="ok"' in dom, "the report's script failed"
+        return json.loads(html.unescape(dom.split('<pre id="checks">')[1].split("</pre>")[0]))
+
+
+#: Measures the rendered report the way a reader sees it (bounding boxes, colours, tick text).
+PAGE_CHECKS = (Path(__file__).parent / "page_checks.js").read_text(encoding="utf-8")
 
 
 @pytest.fixture

@@ -11,8 +11,14 @@ import re
 import pytest
 
 from assignframe.audit import AuditOptions, run_audit, snapshot_view, write_fleet
+from assignframe.decode import decode_capture, snapshot_dicts
+from assignframe.decode.render import json_line
 from assignframe.report import ReportPage, write_report
 from assignframe.simulate import load_scenario, shipped_scenarios, simulate
+from assignframe.testing import shared_path
+
+#: Java and kafka-python members with long ids ("j0-87727cdf-fb04-4aeb-963f-8b90e6d2013d").
+MIXED_CAPTURE = shared_path(__file__) / "captures" / "java_mixed_range.pcap"
 
 pytestmark = pytest.mark.chromium
 
@@ -31,7 +37,16 @@ def report(tmp_path_factory):
         for p in shipped_scenarios()
         if p.stem in ("kip54-example-1", "rolling-migration")
     ]
+    # Every installed strategy at once: the chart that must stay readable with many lines.
+    simulations += [
+        simulate(load_scenario(p)) for p in shipped_scenarios() if p.stem == "lag-aware"
+    ]
     captures = [
+        snapshot_view(snapshot, MIXED_CAPTURE.name)
+        for snapshot in map(
+            json.loads, map(json_line, snapshot_dicts(decode_capture(MIXED_CAPTURE).timelines))
+        )
+    ] + [
         snapshot_view(
             {
                 "group_id": "cg",
@@ -95,3 +110,105 @@ def test_a_broken_visual_shows_the_error_marker(browser, tmp_path):
     path.write_text(page.render())
     dom = browser.dom(path)
     assert 'data-render="error"' in dom and '<div id="render-error"' in dom
+
+
+# -- the pictures as a person reads them (issue 17): checked in the rendered DOM --------------
+
+
+@pytest.fixture(scope="module")
+def checks(chromium, report, tmp_path_factory):
+    """What :data:`conftest.PAGE_CHECKS` measured in the rendered page, every <details> open."""
+    from .conftest import Browser
+
+    return Browser(chromium, tmp_path_factory.mktemp("profile")).measure(report)
+
+
+def _embedded(report):
+    return json.loads(report.read_text().split('id="report-data">')[1].split("</script>")[0])
+
+
+def test_count_axes_tick_whole_numbers(checks, report):
+    specs = [v for v in _embedded(report)["visuals"].values() if v.get("counts")]
+    assert specs, "the report has count charts"
+    ticks = checks["count_ticks"]
+    assert len(ticks) >= 3 * len([s for s in specs if max(_values(s)) > 0])
+    assert all(float(t.replace(",", "")).is_integer() for t in ticks), ticks
+
+
+def test_charts_are_as_wide_as_the_page(checks):
+    assert checks["charts"] >= 6
+    narrow = [c for c in checks["chart_widths"] if c["width"] < 0.9 * c["holder"]]
+    assert not narrow
+
+
+def test_every_colour_has_a_legend_entry(checks):
+    assert checks["coloured_visuals"] >= 10
+    assert checks["legend_missing"] == []
+
+
+def test_member_labels_keep_the_start_of_the_id(checks):
+    labels = checks["member_labels"]
+    long_ids = [(member, text) for member, text in labels if len(member) > 28]
+    assert long_ids, "the captured Java members have long ids"
+    for member, text in labels:
+        if len(member) <= 28:
+            assert text == member
+        else:
+            assert text.startswith(member[:19]) and "…" in text and member.endswith(text[-8:])
+
+
+def test_all_zero_charts_are_a_sentence(checks, report):
+    zero = {
+        viz_id: v["when_all_zero"]
+        for viz_id, v in _embedded(report)["visuals"].items()
+        if v["type"] != "heatmap" and max(_values(v)) == 0
+    }
+    assert zero, "the fixture has a chart with nothing to show"
+    assert dict(checks["all_zero"]) == zero
+    assert not set(checks["drawn_charts"]) & set(zero)
+
+
+def test_many_runs_become_small_multiples(checks, report):
+    many = [
+        v
+        for v in _embedded(report)["visuals"].values()
+        if v["type"] == "lines" and len(v["series"]) > 4 and max(_values(v)) > 0
+    ]
+    assert many, "the lag-aware scenario runs every installed strategy"
+    assert checks["panels"] == sum(len(v["series"]) for v in many)
+
+
+def test_no_label_is_clipped(checks):
+    assert checks["texts"] > 300  # labels were measured
+    assert checks["clipped"] == []
+
+
+@pytest.fixture(scope="module")
+def simulation_page(tmp_path_factory):
+    """The simulation page alone (`assignframe simulate --html`): every installed strategy."""
+    results = [
+        simulate(load_scenario(p)) for p in shipped_scenarios() if p.stem == "rolling-restart"
+    ]
+    return write_report(tmp_path_factory.mktemp("sim") / "simulation.html", simulations=results)
+
+
+def test_screenshots_to_look_at(browser, report, simulation_page, tmp_path):
+    """The report's top and the simulation page, kept for a person to look at (paths printed
+    with ``pytest -s``); each a real picture, not a blank page."""
+    for page in (report, simulation_page):
+        shot = browser.screenshot(page, tmp_path / f"{page.stem}.png", height=1800)
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 100_000
+        print(f"screenshot: {shot}")
+
+
+def test_the_simulation_page_passes_the_same_checks(chromium, simulation_page, tmp_path):
+    from .conftest import Browser
+
+    checks = Browser(chromium, tmp_path / "profile").measure(simulation_page)
+    assert checks["panels"] >= 8 * 2  # balance and movement, one panel per strategy
+    assert checks["clipped"] == [] and checks["legend_missing"] == []
+    assert all(float(t.replace(",", "")).is_integer() for t in checks["count_ticks"])
+
+
+def _values(spec):
+    return [v for series in spec["series"] for v in series["values"]] or [0]

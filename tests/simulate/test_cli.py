@@ -46,4 +46,4 @@ def test_broken_scenario_exits_2(tmp_path, capsys):
     path = tmp_path / "bad.yaml"
     path.write_text("topics: {t: 1}\nsteps: [{events: [{leave: x}]}]\n")
     assert main(["simulate", str(path)]) == 2
-    assert "bad.yaml: steps[0].events[0].leave" in capsys.readouterr().err
+    assert "steps[0].events[0].leave: member 'x' is not in the group (" in capsys.readouterr().err

@@ -11,6 +11,7 @@ class NameStrategy(Strategy):
     """Describe the algorithm and its guarantees here."""
 
     name = "NAME"
+    option_defaults: dict = {}  # the options it accepts and their defaults
 
     def assign(self, group: GroupSubscription) -> GroupAssignment:
         raise NotImplementedError("write the algorithm")

@@ -26,6 +26,7 @@ class FairStrategy(Strategy):
     """
 
     name = "fair"
+    option_defaults = {"refine": True}
 
     def assign(self, group: GroupSubscription) -> GroupAssignment:
         rank = member_rank(group)

@@ -39,6 +39,7 @@ class LagAwareStrategy(Strategy):
     """
 
     name = "lag-aware"
+    option_defaults = {"refine": True, "search_budget": SEARCH_BUDGET}
 
     def assign(self, group: GroupSubscription) -> GroupAssignment:
         lags = partition_lags(group, self.name)

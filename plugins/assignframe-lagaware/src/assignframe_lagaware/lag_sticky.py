@@ -33,6 +33,7 @@ class LagStickyStrategy(Strategy):
     """
 
     name = "lag-sticky"
+    option_defaults = {"lag_tolerance": DEFAULT_LAG_TOLERANCE}
     protocols = (RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE)
 
     def subscription_user_data(self, topics: tuple[str, ...], state: MemberState) -> bytes | None:

@@ -22,6 +22,7 @@ class RangeStrategy(Strategy):
     """
 
     name = "range"
+    option_defaults: dict = {}
 
     def assign(self, group: GroupSubscription) -> GroupAssignment:
         return GroupAssignment.from_partitions(assign_ranges(group))

@@ -32,6 +32,7 @@ class RedundantStrategy(Strategy):
     """
 
     name = "redundant"
+    option_defaults = {"replicas": 1}
 
     def assign(self, group: GroupSubscription) -> GroupAssignment:
         return GroupAssignment.from_partitions(

@@ -23,6 +23,7 @@ class RoundRobinStrategy(Strategy):
     """
 
     name = "roundrobin"
+    option_defaults: dict = {}
 
     def assign(self, group: GroupSubscription) -> GroupAssignment:
         return GroupAssignment.from_partitions(assign_round_robin(group))

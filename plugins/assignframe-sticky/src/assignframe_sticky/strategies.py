@@ -141,6 +141,7 @@ class StickyStrategy(Strategy):
     """
 
     name = "sticky"
+    option_defaults: dict = {}
     protocols = (RebalanceProtocol.EAGER,)
 
     def assign(self, group: GroupSubscription) -> GroupAssignment:
@@ -170,6 +171,7 @@ class CooperativeStickyStrategy(Strategy):
     """
 
     name = "cooperative-sticky"
+    option_defaults: dict = {}
     # most preferred last; Java offers COOPERATIVE first and falls back to EAGER
     protocols = (RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE)
 

@@ -1,0 +1,294 @@
+"""Every command's bad inputs: one error line on stderr, the exit code docs/cli.md promises.
+
+The table is issue 17's list (plus a directory, an empty file, a pcap without Kafka traffic, an
+unknown ``--kind`` and an unknown strategy in every command that takes one). Each row names the
+command, the input, the exit code and the exact line (or, where another module words the cause,
+the part of it this layer owns).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import assignframe.plugins
+from assignframe import GroupAssignment, Strategy, hookimpl
+from assignframe.audit import write_fleet
+from assignframe.cli import main
+from assignframe.testing import shared_path
+
+SHARED = shared_path(__file__)
+CAPTURE = SHARED / "captures" / "kafka_group_range.pcap"
+GOLDEN = SHARED / "golden" / "assign.jsonl"
+INSTALLED = "cooperative-balance, modulo, restless, tunable"
+GROUP = "partitions_per_topic: {t: 2}\nmembers: {a: {topics: [t]}}\n"
+#: A valid pcap header (little-endian, v2.4, Ethernet) and no packets: a capture of nothing Kafka.
+EMPTY_PCAP = bytes.fromhex("d4c3b2a1020004000000000000000000ffff000001000000")
+
+
+class Tunable(Strategy):
+    """Declares its options, so the CLI can reject the ones it does not take."""
+
+    name = "tunable"
+    option_defaults = {"refine": True, "budget": 10}
+
+    def assign(self, group):
+        return GroupAssignment.from_partitions({m: [] for m in group.members})
+
+
+class TunablePlugin:
+    @hookimpl
+    def register_strategies(self, registry):
+        registry.add(Tunable)
+
+
+@pytest.fixture(autouse=True)
+def cli_pm(spm, monkeypatch):
+    spm.register(TunablePlugin(), name="tunable")
+    monkeypatch.setattr(assignframe.plugins, "_shared_manager", spm)
+    return spm
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "empty").write_bytes(b"")
+    (tmp_path / "junk.txt").write_text("hello, not what you think\n")
+    (tmp_path / "nokafka.pcap").write_bytes(EMPTY_PCAP)
+    (tmp_path / "group.yaml").write_text(GROUP)
+    (tmp_path / "members.yaml").write_text("members: [1]\n")
+    (tmp_path / "bad.jsonl").write_text('{"id": "x", "rounds": []}\n')
+    write_fleet(tmp_path / "fleet.jsonl", 4, seed=3, max_members=3, max_partitions=6)
+    return tmp_path
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(args))
+    except SystemExit as exit_:  # argparse's usage errors
+        code = exit_.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _has_pyspark() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("pyspark") is not None
+
+
+UNKNOWN = f"unknown strategy 'nope'; installed strategies: {INSTALLED}"
+
+# (arguments, exit code, the whole error line after "assignframe: error: ")
+TABLE = [
+    # decode capture
+    (
+        ["decode", "capture", "junk.txt"],
+        2,
+        "not a pcap/pcapng capture: invalid tcpdump header (junk.txt @ byte 0)",
+    ),
+    (["decode", "capture", "adir"], 2, "is a directory, expected a pcap/pcapng capture (adir)"),
+    (
+        ["decode", "capture", "empty"],
+        2,
+        "not a pcap/pcapng capture: got 0, 24 needed at least (empty @ byte 0)",
+    ),
+    (
+        ["decode", "capture", "nokafka.pcap"],
+        2,
+        "no consumer-group traffic found (0 Kafka frames of interest; is the broker port --port?)"
+        " (nokafka.pcap)",
+    ),
+    (["decode", "capture", "missing.pcap"], 2, "no such file (missing.pcap)"),
+    (["decode", "capture", str(CAPTURE), "--replay", "nope"], 2, f"{UNKNOWN} (--replay)"),
+    (
+        ["decode", "capture", str(CAPTURE), "--width", "0"],
+        2,
+        "argument --width: expected a whole number >= 1, got 0 "
+        "(assignframe decode capture; see assignframe decode capture --help)",
+    ),
+    # decode payload / offsets
+    (["decode", "payload", "--kind", "Nope", "00"], 2, "argument --kind: invalid choice: 'Nope'"),
+    (["decode", "payload", "--file", "adir"], 2, "cannot read: Is a directory (adir)"),
+    (["decode", "offsets", "--file", "adir"], 2, "cannot read: Is a directory (adir)"),
+    (
+        ["decode", "offsets", "--file", "missing"],
+        2,
+        "cannot read: No such file or directory (missing)",
+    ),
+    # replay
+    (["replay", str(GOLDEN), "--strategy", "nope"], 2, f"{UNKNOWN} (--strategy)"),
+    (["replay", "empty"], 2, "no scenario in the input (empty)"),
+    (
+        ["replay", "bad.jsonl"],
+        2,
+        "partitions_per_topic: expected {topic: partition count} (bad.jsonl:1)",
+    ),
+    (["replay", "adir"], 2, "cannot read: Is a directory (adir)"),
+    (["replay", "missing.jsonl"], 2, "cannot read: No such file or directory (missing.jsonl)"),
+    (["replay", "junk.txt"], 2, "<top level>: expected a JSON object (a scenario) (junk.txt)"),
+    (
+        ["replay", str(GOLDEN), "-s", "tunable", "-o", "refin=false"],
+        2,
+        "strategy 'tunable' has no option 'refin'; it accepts budget (default 10), "
+        "refine (default true) (--option)",
+    ),
+    # assign
+    (["assign", "group.yaml", "--strategy", "nope"], 2, f"{UNKNOWN} (--strategy)"),
+    (
+        ["assign", "group.yaml", "-s", "tunable", "-o", "refin=false"],
+        2,
+        "strategy 'tunable' has no option 'refin'; it accepts budget (default 10), "
+        "refine (default true) (--option)",
+    ),
+    (
+        ["assign", "group.yaml", "-s", "tunable", "-o", "refine=maybe"],
+        2,
+        "option 'refine' of strategy 'tunable' expects bool (default true), got \"maybe\" "
+        "(--option)",
+    ),
+    (
+        ["assign", "group.yaml", "-s", "tunable", "-o", "budget=1.5"],
+        2,
+        "option 'budget' of strategy 'tunable' expects int (default 10), got 1.5 (--option)",
+    ),
+    (
+        ["assign", "group.yaml", "-s", "range", "-o", "novalue"],
+        2,
+        "--option expects KEY=VALUE, got 'novalue'",
+    ),
+    (["assign", "group.yaml"], 2, "no strategy: give --strategy or a `strategy` key (group.yaml)"),
+    (["assign", "adir", "-s", "modulo"], 2, "cannot read: Is a directory (adir)"),
+    (["assign", "empty", "-s", "modulo"], 2, "<top level>: expected an object (empty)"),
+    (
+        ["assign", "members.yaml", "-s", "modulo"],
+        2,
+        "partitions_per_topic: expected {topic: partition count} (members.yaml)",
+    ),
+    # simulate
+    (["simulate", "--shipped", "--strategies", "nope"], 2, f"{UNKNOWN} (--strategies)"),
+    (["simulate", "adir"], 2, "cannot read: Is a directory (adir)"),
+    (
+        ["simulate", "junk.txt"],
+        2,
+        "(top level): expected a mapping with 'topics' and 'steps' (junk.txt)",
+    ),
+    (["simulate"], 2, "give SCENARIO files or --shipped"),
+    # audit
+    (
+        ["audit", "fleet.jsonl", "--out", "o", "--strategies", "nope"],
+        2,
+        f"{UNKNOWN} (--strategies)",
+    ),
+    (
+        ["audit", "junk.txt", "--out", "o"],
+        2,
+        "no group snapshot could be read (1 malformed rows; line 1: not JSON: Expecting value: "
+        "line 1 column 1 (char 0)) (junk.txt)",
+    ),
+    (["audit", "empty", "--out", "o"], 2, "no group snapshot in the input (empty)"),
+    (["audit", "adir", "--out", "o"], 2, "no input files (adir)"),
+    (["audit", "missing", "--out", "o"], 2, "no such file (missing)"),
+    # report
+    (
+        ["report", "--audit", "adir"],
+        2,
+        "cannot read: No such file or directory (adir/summary.json)",
+    ),
+    (["report", "--simulation", "junk.txt"], 2, "not JSON: Expecting value (junk.txt line 1)"),
+    (["report", "--simulation", "empty"], 2, "empty file, expected JSON (empty)"),
+    (
+        ["report", "--snapshots", "junk.txt"],
+        2,
+        "not a decode snapshot: Expecting value: line 1 column 1 (char 0) (junk.txt line 1)",
+    ),
+    # demo, usage
+    (
+        ["demo", "--groups", "0"],
+        2,
+        "argument --groups: expected a whole number >= 1, got 0 "
+        "(assignframe demo; see assignframe demo --help)",
+    ),
+    (["frobnicate"], 2, "argument COMMAND: invalid choice: 'frobnicate'"),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "line"), TABLE, ids=[" ".join(args) for args, _, _ in TABLE]
+)
+def test_bad_input_is_one_error_line(workdir, capsys, args, code, line):
+    got_code, out, err = run(capsys, *args)
+    assert got_code == code
+    assert err.count("\n") == 1, err  # once, on one line
+    assert err.startswith("assignframe: error: "), err
+    message = err[len("assignframe: error: ") : -1]
+    assert message == line or (message.startswith(line) and _worded_elsewhere(line)), message
+    assert "Traceback" not in err and "usage:" not in err
+    assert out == ""
+
+
+def _worded_elsewhere(line: str) -> bool:
+    """Rows whose message argparse finishes (the list of choices)."""
+    return line.startswith("argument ")
+
+
+@pytest.mark.skipif(_has_pyspark(), reason="pyspark is installed here")
+def test_an_engine_without_its_package_is_one_line(workdir, capsys):
+    code, _, err = run(capsys, "audit", "fleet.jsonl", "--out", "o", "--engine", "spark")
+    assert code == 2
+    line = "the spark engine needs the package pyspark (pip install pyspark) (--engine)"
+    assert err == f"assignframe: error: {line}\n"
+
+
+def test_skipped_input_exits_1_with_one_line_each(workdir, capsys):
+    # (audit's exit 1 on malformed rows: tests/audit/test_local.py, where strategies are installed)
+    truncated = workdir / "truncated.pcap"
+    truncated.write_bytes(CAPTURE.read_bytes()[:-37])
+    code, out, err = run(capsys, "decode", "capture", str(truncated))
+    assert code == 1 and "generation" in out
+    assert err.startswith("assignframe: skipped: ") and err.count("\n") == 1
+    assert f"({truncated.name}" in err or "@ byte" in err
+
+
+@pytest.mark.parametrize("payload", ["zzzz", "abc", "00"], ids=["garbage", "odd-hex", "one-byte"])
+def test_undecodable_payload_is_said_once(capsys, payload):
+    """Exit 1 (skipped), one line on stderr naming the argument, nothing on stdout. (What the
+    line says about the bytes is payload detection's: tests/decode.)"""
+    code, out, err = run(capsys, "decode", "payload", payload)
+    assert code == 1 and out == ""
+    assert err.startswith("assignframe: skipped: ") and err.count("\n") == 1
+    assert err.endswith("(argument 1 @ byte 0)\n")
+
+
+@pytest.mark.parametrize("output", [["--json"], []], ids=["json-lines", "rich-text"])
+def test_a_closed_pipe_ends_quietly(output):
+    """``decode capture ... | head -1``: exit 0, nothing on stderr (no BrokenPipeError)."""
+    command = [sys.executable, "-m", "assignframe", "decode", "capture", *output]
+    command += [str(CAPTURE)] * 400  # far more than a pipe buffer holds
+    env = {**os.environ, "ASSIGNFRAME_DISABLE_PLUGINS": "1"}
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    ) as process:
+        first = process.stdout.readline()
+        process.stdout.close()
+        err = process.stderr.read()
+        code = process.wait(timeout=120)
+    assert first.startswith(b'{"schema"' if output else b"== group ")
+    assert err == b"" and code == 0
+
+
+def test_every_command_with_a_strategy_is_in_the_table():
+    """An unknown strategy is rejected by each command that takes one (and listed above)."""
+    takes_strategy = {"assign", "replay", "decode", "simulate", "audit"}
+    rejected = {args[0] for args, _, line in TABLE if line.startswith(UNKNOWN)}
+    assert rejected == takes_strategy
+
+
+def test_the_table_covers_every_command():
+    from assignframe.cli import COMMANDS
+
+    assert {args[0] for args, _, _ in TABLE} >= set(COMMANDS) - {"plugins"}
