@@ -49,6 +49,7 @@ from .primitives import (
 from .types import Message
 
 __all__ = [
+    "OFFSETS_TOPIC",
     "RECORD_TYPES",
     "CoordinatorRecord",
     "RecordType",
@@ -56,6 +57,9 @@ __all__ = [
     "encode_coordinator_record",
     "half_codecs",
 ]
+
+#: The internal topic the group coordinator writes these records to.
+OFFSETS_TOPIC = "__consumer_offsets"
 
 _ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA"
 _INT16 = _struct_module.Struct(">h")
