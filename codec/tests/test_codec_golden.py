@@ -22,7 +22,10 @@ PREFIXED = ("ConsumerProtocolSubscription", "ConsumerProtocolAssignment")
 
 
 def test_golden_kinds_are_exactly_the_codec_kinds():
-    assert codec.KINDS == tuple(sorted({row["type"] for row in golden()}))
+    # the bodies Java's golden set does not hold are checked against kafka-python instead
+    from test_codec_apis import KAFKA_PYTHON_CHECKED
+    expected = {row["type"] for row in golden()} | set(KAFKA_PYTHON_CHECKED)
+    assert codec.KINDS == tuple(sorted(expected))
 
 
 @pytest.mark.parametrize("row", VECTORS, ids=case_id)

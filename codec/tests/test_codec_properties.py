@@ -18,6 +18,7 @@ from assignframe_codec.primitives import (
     KafkaBytes,
     KafkaString,
     KafkaTaggedFields,
+    KafkaUuid,
     Since,
 )
 from assignframe_codec.registry import CODECS, MessageCodec, declaration
@@ -51,6 +52,8 @@ def _leaf(subcon, version: int, flexible: bool):
         return st.integers(-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
     if isinstance(subcon, KafkaBool):
         return st.booleans()
+    if isinstance(subcon, KafkaUuid):
+        return st.binary(min_size=16, max_size=16)
     if isinstance(subcon, KafkaString):
         return _nullable(TEXT, subcon.nullable_from, version)
     if isinstance(subcon, KafkaBytes):
