@@ -14,15 +14,13 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-import struct
 from dataclasses import dataclass, field
 from typing import Any
 
 import assignframe_codec as codec
+from assignframe_codec.registry import message_codec
 
 from .consumer import hex_or_none, read_assignment, read_subscription
-from .kafka import flexible
-from .wire import Reader, WireError
 
 __all__ = ["BODY_KINDS", "DETECTION_ORDER", "PayloadResult", "decode_payload", "parse_payload_text"]
 
@@ -37,12 +35,11 @@ DETECTION_ORDER = (
     "StickyAssignorUserData",
     "CooperativeStickyAssignorUserData",
 )
-#: message bodies: need --kind; version from --version or every version tried
+#: message bodies: need --kind; version from --version or every version the codec knows
 BODY_KINDS = {
-    "JoinGroupRequest": (11, range(10)),
-    "JoinGroupResponse": (11, range(10)),
-    "SyncGroupRequest": (14, range(6)),
-    "SyncGroupResponse": (14, range(6)),
+    kind: range(body.lowest, body.highest + 1)
+    for kind in ("JoinGroupRequest", "JoinGroupResponse", "SyncGroupRequest", "SyncGroupResponse")
+    if (body := message_codec(kind)) is not None
 }
 _RECORD_KINDS = {"OffsetCommitKey", "GroupMetadataKey", "OffsetCommitValue", "GroupMetadataValue"}
 _HEX = re.compile(r"^(0x)?[0-9a-fA-F]*$")
@@ -131,7 +128,7 @@ def jsonable(value: Any) -> Any:
 
 def _version_of(kind: str, data: bytes) -> int | None:
     if kind in _RECORD_KINDS or kind.startswith("ConsumerProtocol"):
-        return struct.unpack(">h", data[:2])[0] if len(data) >= 2 else None
+        return codec.version_prefix(data) if len(data) >= 2 else None
     return None
 
 
@@ -173,7 +170,7 @@ def _value_dict(typed: Any) -> Any:
 def _decode_as(result: PayloadResult, kind: str, data: bytes, version: int | None) -> bool:
     """Try ``kind`` (every version of a body without ``version``); keep the best fit."""
     versions = (
-        [version] if version is not None or kind not in BODY_KINDS else list(BODY_KINDS[kind][1])
+        [version] if version is not None or kind not in BODY_KINDS else list(BODY_KINDS[kind])
     )
     found = False
     for candidate in versions:
@@ -197,32 +194,25 @@ def _unframe(
     data: bytes, kind: str | None, version: int | None
 ) -> tuple[str, int, dict[str, Any], bytes] | None:
     """A complete frame (int32 size == rest): (body kind, version, header, body), else None."""
-    if len(data) < 8 or struct.unpack(">i", data[:4])[0] != len(data) - 4:
+    if len(data) < 8 or codec.frame_size(data) != len(data) - 4:
         return None
-    reader = Reader(data, offset=4)
     try:
         if kind in ("JoinGroupResponse", "SyncGroupResponse"):
             if version is None:
                 return None
-            header: dict[str, Any] = {"correlation_id": reader.int32()}
-            reader.flexible = flexible(BODY_KINDS[kind][0], version)
-            reader.tagged_fields()
-            return kind, version, header, data[reader.offset :]
-        api_key, api_version, correlation = reader.int16(), reader.int16(), reader.int32()
-        body_kind = {11: "JoinGroupRequest", 14: "SyncGroupRequest"}.get(api_key)
-        if body_kind is None or (kind is not None and kind != body_kind):
-            return None
-        header = {
-            "request_api_key": api_key,
-            "request_api_version": api_version,
-            "correlation_id": correlation,
-            "client_id": reader.string(classic=True),
-        }
-        reader.flexible = flexible(api_key, api_version)
-        reader.tagged_fields()
-        return body_kind, api_version, header, data[reader.offset :]
-    except WireError:
+            body = message_codec(kind)
+            assert body is not None and body.api_key is not None
+            response, start = codec.decode_response_header(data, body.api_key, version)
+            return kind, version, {"correlation_id": response.correlation_id}, data[start:]
+        request, start = codec.decode_request_header(data)
+    except codec.CodecError:
         return None
+    body_kind = f"{codec.api_name(request.request_api_key)}Request"
+    if body_kind not in BODY_KINDS or (kind is not None and kind != body_kind):
+        return None
+    header = request.to_dict()
+    header.pop("unknown_tagged_fields", None)
+    return body_kind, request.request_api_version, header, data[start:]
 
 
 def decode_payload(
