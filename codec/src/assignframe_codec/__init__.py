@@ -190,3 +190,4 @@ __all__ += [
     "response_header_version",
     "version_prefix",
 ]
+__all__.sort()  # one sorted list, extended block by block
