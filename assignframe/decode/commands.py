@@ -129,6 +129,9 @@ def payload_command(
         result = decode_payload(data, source, kind, version)
         if result.kind is None:
             problems.add(source, 0, f"not decoded: {result.error}")
+        elif result.ambiguous_with:
+            problems.add(source, 0, f"ambiguous: shown as {result.label}, also fits "
+                                    f"{', '.join(result.ambiguous_with)}")
         _show(result, out, as_json)
     return _status(problems)
 
