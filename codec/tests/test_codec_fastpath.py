@@ -159,3 +159,45 @@ def test_warm_caches_decode_what_the_declaration_decodes(topics, owned, user_dat
             except fastpath.NotFast:  # its one refusal: the caller runs the declaration
                 continue
             assert quick == slow
+
+
+# --------------------------------------------------------------------------- one source per layout
+def test_the_fast_path_follows_its_declaration():
+    """A field added to a declaration is read and written by the fast path with no other edit."""
+    from assignframe_codec.primitives import Int32, Since
+    from construct import Struct
+
+    extended = Struct(*consumer.CONSUMER_PROTOCOL_ASSIGNMENT.subcons,
+                      "epoch" / Since(4, Int32, default=-1, ignorable=True))
+    layout = fastpath.Layout(extended, range(5))
+    body = codec.encode_assignment([("t", 1)], user_data=b"u")[2:]
+    fields = {}
+    assert layout.read(body + struct.pack(">i", 9), 0, 4, fields) == len(body) + 4
+    assert fields["epoch"] == 9 and fields["assigned_partitions"][0].partitions == (1,)
+    fields = {}
+    assert layout.read(body, 0, 3, fields) == len(body) and fields["epoch"] == -1
+    values = {"assigned_partitions": [("t", [1])], "user_data": b"u", "epoch": 9}
+    assert fastpath.encode(layout, values, 4) == body + struct.pack(">i", 9)
+    assert fastpath.encode(layout, values, 3) == body  # ignorable: dropped, as Java does
+
+
+def test_a_field_type_without_a_fast_reader_fails_at_import_not_at_run_time():
+    from assignframe_codec.primitives import Int64
+    from construct import Struct
+
+    with pytest.raises(TypeError, match="no fast reader"):
+        fastpath.Layout(Struct("offset" / Int64), (0,))
+
+
+def test_fallbacks_catch_only_not_fast(monkeypatch):
+    data = codec.encode_subscription(["a"])
+
+    def broken(*args):
+        raise RuntimeError("a bug in the fast path")
+
+    monkeypatch.setitem(consumer._FAST_SUBSCRIPTION.generated, 3, broken)
+    with pytest.raises(RuntimeError, match="a bug"):
+        codec.decode_subscription(data)
+    monkeypatch.setitem(consumer._FAST_SUBSCRIPTION.generated, 3,
+                        lambda *args: (_ for _ in ()).throw(fastpath.NotFast()))
+    assert codec.decode_subscription(data) == _declared_subscription(data)

@@ -135,8 +135,8 @@ def _encode_value(fmt: Format[Any], value: Any, version: int | None) -> bytes:
 # --------------------------------------------------------------------------- subscription
 def decode_subscription_wire(data: bytes) -> Subscription:
     """The struct exactly as written (``rack_id`` "" stays "", any generation kept)."""
-    try:
-        return decode_subscription_fast(data)
+    try:  # decode_subscription_fast, one call fewer: this runs for every member
+        return fastpath.decode_prefixed(_FAST_SUBSCRIPTION, data, Subscription, HIGHEST_VERSION)
     except fastpath.NotFast:  # the declaration decides, and explains failures
         pass
     # Error reporting costs a context manager per call: only the declaration's path needs it.
@@ -200,8 +200,8 @@ def encode_subscription(
 def decode_assignment(data: bytes) -> Assignment:
     """What ``ConsumerProtocol.deserializeAssignment`` reads: the struct exactly as written (a
     repeated topic stays a separate group)."""
-    try:
-        return decode_assignment_fast(data)
+    try:  # decode_assignment_fast, one call fewer: this runs for every member
+        return fastpath.decode_prefixed(_FAST_ASSIGNMENT, data, Assignment, HIGHEST_VERSION)
     except fastpath.NotFast:  # the declaration decides, and explains failures
         pass
     with reporting("ConsumerProtocolAssignment"):

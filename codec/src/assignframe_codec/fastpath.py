@@ -323,6 +323,7 @@ def _int32s_out(count: int) -> Callable[..., bytes]:
 # --------------------------------------------------------------------------- declarations -> plans
 Reader = Callable[[bytes, int], tuple[Any, int]]
 Writer = Callable[[Any, list[bytes]], None]
+FieldsReader = Callable[[bytes, int, dict[str, Any]], int]
 _INTS: dict[int, tuple[Reader, Writer]] = {
     2: (_int16, _int_writer(_PACK_INT16)),
     4: (_int32, _int_writer(_PACK_INT32)),
@@ -376,20 +377,63 @@ def _skip(value: Any, out: list[bytes]) -> None:
     """An absent ignorable field: dropped, as Java does."""
 
 
+# The commonest leaves are written inline into the generated readers (a call per field costs
+# about as much as reading an int32); the others are called.
+_INLINE: dict[Reader, tuple[str, ...]] = {
+    _int32: ("(fields[{name!r}],) = _INT32(data, pos)", "pos += 4"),
+    _int16: ("(fields[{name!r}],) = _INT16(data, pos)", "pos += 2"),
+    _nullable_bytes: (
+        "(length,) = _INT32(data, pos)", "pos += 4",
+        "if length < 0:", "    fields[{name!r}] = None",
+        "else:", "    end = pos + length",
+        "    if end > len(data):", "        raise NotFast",
+        "    fields[{name!r}] = data[pos:end]", "    pos = end",
+    ),
+    _nullable_string: (
+        "(length,) = _INT16(data, pos)", "pos += 2",
+        "if length < 0:", "    fields[{name!r}] = None",
+        "else:", "    end = pos + length",
+        "    if end > len(data):", "        raise NotFast",
+        "    fields[{name!r}] = data[pos:end].decode()", "    pos = end",
+    ),
+}
+
+
+def _generate_reader(steps: tuple[tuple[str, Reader | None, Any], ...]) -> FieldsReader:
+    """One straight-line function for one version's steps, like construct's ``compile()``."""
+    lines = ["def read(data, pos, fields):"]
+    scope: dict[str, Any] = {"_INT32": _INT32, "_INT16": _INT16, "NotFast": NotFast}
+    for index, (name, reader, default) in enumerate(steps):
+        if reader is None:
+            scope[f"default_{index}"] = default
+            lines.append(f"    fields[{name!r}] = default_{index}")
+        elif reader in _INLINE:
+            lines.extend("    " + line.format(name=name) for line in _INLINE[reader])
+        else:
+            scope[f"read_{index}"] = reader
+            lines.append(f"    fields[{name!r}], pos = read_{index}(data, pos)")
+    lines.append("    return pos")
+    exec("\n".join(lines), scope)  # noqa: S102 - source built above from the declaration
+    return scope["read"]
+
+
 class Layout:
     """The fast reader and writer of one declaration, one plan per version.
 
     ``read`` fills a model's ``__dict__`` (every field, absent ones with the declaration's
-    default) and returns where the struct ended; ``write`` appends a mapping's fields.
+    default) and returns where the struct ended; ``write`` appends a mapping's fields. Readers
+    are generated per version from the plan (straight-line code, no loop over fields).
     """
 
     def __init__(self, declaration: Struct, versions: Iterable[int]) -> None:
         self.readers: dict[int, tuple[tuple[str, Reader | None, Any], ...]] = {}
         self.writers: dict[int, tuple[tuple[str, Writer], ...]] = {}
+        self.generated: dict[int, FieldsReader] = {}
         for version in versions:
             steps = list(self._steps(declaration, version))
             self.readers[version] = tuple((name, r, d) for name, r, _, d in steps)
             self.writers[version] = tuple((name, w) for name, _, w, _ in steps)
+            self.generated[version] = _generate_reader(self.readers[version])
 
     @staticmethod
     def _steps(declaration: Struct, version: int):
@@ -408,12 +452,7 @@ class Layout:
             yield subcon.name, reader, writer, default
 
     def read(self, data: bytes, pos: int, version: int, fields: dict[str, Any]) -> int:
-        for name, reader, default in self.readers[version]:
-            if reader is None:
-                fields[name] = default
-            else:
-                fields[name], pos = reader(data, pos)
-        return pos
+        return self.generated[version](data, pos, fields)
 
     def write(self, values: Mapping[str, Any], version: int, out: list[bytes]) -> None:
         for name, writer in self.writers[version]:
@@ -433,24 +472,28 @@ def decode_prefixed(layout: Layout, data: Any, cls: type, highest: int) -> Any:
         message: Any = _new(cls)
         fields = message.__dict__
         fields["version"] = version
-        layout.read(data, 2, version if version < highest else highest, fields)
+        layout.generated[version if version < highest else highest](data, 2, fields)
         return message
     except _DECLINED:
         raise NotFast from None
 
 
-def decode_exact(layout: Layout, data: Any, version: int) -> dict[str, Any]:
-    """Fields of a struct that must fill ``data`` exactly (user data without a version)."""
+def decode_exact(layout: Layout, data: Any, version: int, cls: type,
+                 extra: Mapping[str, Any]) -> Any:
+    """A struct that must fill ``data`` exactly (user data has no version prefix), as ``cls``
+    with the declaration's fields plus ``extra`` (what the bytes do not say, e.g. the layout)."""
     if type(data) is not bytes:
         raise NotFast
-    fields: dict[str, Any] = {}
+    message: Any = _new(cls)
+    fields = message.__dict__
     try:
-        end = layout.read(data, 0, version, fields)
+        end = layout.generated[version](data, 0, fields)
     except _DECLINED:
         raise NotFast from None
     if end != len(data):
         raise NotFast
-    return fields
+    fields.update(extra)
+    return message
 
 
 def encode(layout: Layout, values: Mapping[str, Any], version: int,

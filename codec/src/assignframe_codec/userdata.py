@@ -94,6 +94,11 @@ _FAST_STICKY = {
     0: fastpath.Layout(STICKY_ASSIGNOR_USER_DATA_V0, (0,)),
 }
 _FAST_COOPERATIVE = fastpath.Layout(COOPERATIVE_STICKY_ASSIGNOR_USER_DATA_V0, (0,))
+# what the bytes do not say: the layout's name (and V0's missing generation)
+_V1 = {"layout": "V1"}
+_V0 = {"layout": "V0", "generation": None}
+_JAVA_GENERATION = {"layout": "java-generation", "previous_assignment": None}
+_STICKY_V1_LAYOUT = {"layout": "sticky-v1"}
 
 
 def decode_sticky_user_data_fast(data: bytes, version: int | None) -> StickyUserData:
@@ -102,22 +107,19 @@ def decode_sticky_user_data_fast(data: bytes, version: int | None) -> StickyUser
     exact V0 bytes are V0; trailing bytes and everything else raise NotFast."""
     if version != 0:
         try:
-            fields = fastpath.decode_exact(_FAST_STICKY[1], data, 1)
-            return StickyUserData("V1", fields["previous_assignment"], fields["generation"])
+            return fastpath.decode_exact(_FAST_STICKY[1], data, 1, StickyUserData, _V1)
         except fastpath.NotFast:
             if version == 1:
                 raise
-    fields = fastpath.decode_exact(_FAST_STICKY[0], data, 0)
-    return StickyUserData("V0", fields["previous_assignment"], None)
+    return fastpath.decode_exact(_FAST_STICKY[0], data, 0, StickyUserData, _V0)
 
 
 def decode_cooperative_user_data_fast(data: bytes) -> CooperativeUserData:
     """The fast path alone: exactly 4 bytes (Java's generation) or exactly a sticky V1 blob."""
     if type(data) is bytes and len(data) == 4:
-        fields = fastpath.decode_exact(_FAST_COOPERATIVE, data, 0)
-        return CooperativeUserData("java-generation", fields["generation"], None)
-    fields = fastpath.decode_exact(_FAST_STICKY[1], data, 1)
-    return CooperativeUserData("sticky-v1", fields["generation"], fields["previous_assignment"])
+        return fastpath.decode_exact(_FAST_COOPERATIVE, data, 0, CooperativeUserData,
+                                     _JAVA_GENERATION)
+    return fastpath.decode_exact(_FAST_STICKY[1], data, 1, CooperativeUserData, _STICKY_V1_LAYOUT)
 
 
 # --------------------------------------------------------------------------- sticky
