@@ -84,7 +84,7 @@ class _Connection:
 
 
 def plausible_request(head: bytes, max_frame: int) -> bool:
-    """Do these bytes (at least 14) start like a Kafka request frame?"""
+    """Do these bytes (at least ``REQUEST_HEAD_SIZE``, 14) start like a Kafka request frame?"""
     if len(head) < codec.REQUEST_HEAD_SIZE:
         return False
     size, api_key, version, correlation, client_len = codec.peek_request_head(head)
@@ -192,8 +192,9 @@ class _Framer:
 
     def _resync(self) -> bool:
         limit = self.owner.max_frame_bytes
-        for start in range(max(0, len(self.buffer) - 13)):
-            head = bytes(self.buffer[start : start + 14])
+        head_size = codec.REQUEST_HEAD_SIZE  # enough for either direction's fixed head
+        for start in range(max(0, len(self.buffer) - head_size + 1)):
+            head = bytes(self.buffer[start : start + head_size])
             if self._plausible(head, limit):
                 self._problem(
                     self.buffer_offset,
@@ -202,7 +203,7 @@ class _Framer:
                 self._drop(start)
                 self.lost, self.scanned = False, 0
                 return True
-        dropped = max(0, len(self.buffer) - 13)
+        dropped = max(0, len(self.buffer) - head_size + 1)
         self._drop(dropped)
         self.scanned += dropped
         if self.scanned > MAX_RESYNC_SCAN:
