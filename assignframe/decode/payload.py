@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import assignframe_codec as codec
-from assignframe_codec.registry import message_codec
+from assignframe_codec.registry import RECORD_KINDS, message_codec
 
 from .consumer import hex_or_none, read_assignment, read_subscription
 
@@ -52,7 +52,6 @@ BODY_KINDS = {
     for kind in ("JoinGroupRequest", "JoinGroupResponse", "SyncGroupRequest", "SyncGroupResponse")
     if (body := message_codec(kind)) is not None
 }
-_RECORD_KINDS = {"OffsetCommitKey", "GroupMetadataKey", "OffsetCommitValue", "GroupMetadataValue"}
 _HEX = re.compile(r"^(0x)?[0-9a-fA-F]*$")
 
 
@@ -150,14 +149,14 @@ def jsonable(value: Any) -> Any:
 
 
 def _version_of(kind: str, data: bytes) -> int | None:
-    if kind in _RECORD_KINDS or kind.startswith("ConsumerProtocol"):
+    if kind in RECORD_KINDS or kind.startswith("ConsumerProtocol"):
         return codec.version_prefix(data) if len(data) >= 2 else None
     return None
 
 
 def _try(kind: str, data: bytes, version: int | None) -> tuple[Any, bytes | None]:
     """(typed value, its re-encoding or None); raises CodecError when it does not decode."""
-    if kind in _RECORD_KINDS:
+    if kind in RECORD_KINDS:
         value = codec.decode_record(kind, data)
         return value, codec.encode_record(kind, value)
     value = codec.decode(kind, data, version)
