@@ -164,6 +164,11 @@ def _every_decoder(data: bytes):
     yield lambda: codec.decode_frame(data, "JoinGroupResponse", 9)
     yield lambda: codec.decode_record("GroupMetadataValue", data)
     yield lambda: codec.decode_cooperative_user_data(data)
+    yield lambda: codec.decode_request_header(data, 0)
+    yield lambda: codec.decode_response_header(data, 3, 12, 0)
+    yield lambda: codec.peek_request_head(data)
+    yield lambda: codec.peek_response_head(data)
+    yield lambda: codec.version_prefix(data)
 
 
 def _only_codec_errors(data: bytes) -> None:
