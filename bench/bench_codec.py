@@ -7,7 +7,8 @@ v3 (100 partitions in 10 topics, 4 B of user data), JoinGroupResponse v9 (100 me
 kafka-python 3.0.12's ConsumerProtocolSubscription / ConsumerProtocolAssignment
 (kafka.protocol.consumer.metadata) decode the same bytes in the same run; the two are measured
 in alternation, ``--runs`` times each, and each keeps its best. Subscriptions and assignments go
-through the hand-written fast path; ``construct compiled`` shows the compiled declaration alone.
+through the struct fast path (planned from the declarations); ``construct compiled`` shows the
+compiled declaration alone.
 
 Every decode call gets a different bytes object with different contents: each row cycles
 through a pool of payloads that differ in their user data (one per member of a group), so no

@@ -151,6 +151,9 @@ def payload_command(
             problems.add(source, 0, f"not decoded: {result.error}")
             if not as_json:
                 continue  # said once, on stderr; JSON keeps one line per input
+        elif result.ambiguous_with:
+            problems.add(source, 0, f"ambiguous: shown as {result.label}, also fits "
+                                    f"{', '.join(result.ambiguous_with)}")
         _show(result, out, as_json)
     return _status(problems)
 

@@ -10,21 +10,19 @@ scans for the next plausible header, and gives the stream up after ``MAX_CORRUPT
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import assignframe_codec as codec
+
 from .pcap import TcpSegment
 from .problems import Problems
-from .wire import Reader, WireError
 
 __all__ = [
-    "API_NAMES",
     "DEFAULT_MAX_FRAME_BYTES",
     "INTERESTING_APIS",
     "KafkaFrame",
     "KafkaStreams",
-    "flexible",
 ]
 
 DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
@@ -33,60 +31,12 @@ MAX_PENDING_REQUESTS = 4096
 MAX_RESYNC_SCAN = 1024 * 1024  # bytes scanned for a header before a stream is declared not Kafka
 _MAX_API_VERSION = 30
 
-API_NAMES = {
-    0: "Produce",
-    1: "Fetch",
-    2: "ListOffsets",
-    3: "Metadata",
-    8: "OffsetCommit",
-    9: "OffsetFetch",
-    10: "FindCoordinator",
-    11: "JoinGroup",
-    12: "Heartbeat",
-    13: "LeaveGroup",
-    14: "SyncGroup",
-    15: "DescribeGroups",
-    16: "ListGroups",
-    17: "SaslHandshake",
-    18: "ApiVersions",
-    19: "CreateTopics",
-    20: "DeleteTopics",
-    21: "DeleteRecords",
-    22: "InitProducerId",
-    23: "OffsetForLeaderEpoch",
-    24: "AddPartitionsToTxn",
-    25: "AddOffsetsToTxn",
-    26: "EndTxn",
-    28: "TxnOffsetCommit",
-    29: "DescribeAcls",
-    32: "DescribeConfigs",
-    33: "AlterConfigs",
-    35: "DescribeLogDirs",
-    36: "SaslAuthenticate",
-    37: "CreatePartitions",
-    42: "DeleteGroups",
-    44: "IncrementalAlterConfigs",
-    47: "OffsetDelete",
-    50: "DescribeUserScramCredentials",
-    60: "DescribeCluster",
-    61: "DescribeProducers",
-    68: "ConsumerGroupHeartbeat",
-    69: "ConsumerGroupDescribe",
-    71: "GetTelemetrySubscriptions",
-    72: "PushTelemetry",
-    75: "DescribeTopicPartitions",
-}
-
-#: api_key -> first flexible version (request header v2 / response header v1 from there on)
-_FIRST_FLEXIBLE = {3: 9, 10: 3, 11: 6, 12: 4, 13: 4, 14: 4, 18: 3, 19: 5}
-
 #: the APIs whose frames are buffered and handed on (everything else is skipped unbuffered)
-INTERESTING_APIS = frozenset(_FIRST_FLEXIBLE)
-
-
-def flexible(api_key: int, api_version: int) -> bool:
-    first = _FIRST_FLEXIBLE.get(api_key)
-    return first is not None and api_version >= first
+INTERESTING_APIS = frozenset(
+    codec.api_key(name)
+    for name in ("Metadata", "FindCoordinator", "JoinGroup", "Heartbeat", "LeaveGroup",
+                 "SyncGroup", "ApiVersions", "CreateTopics")
+)
 
 
 @dataclass(frozen=True)
@@ -113,7 +63,12 @@ class KafkaFrame:
 
     @property
     def api_name(self) -> str:
-        return API_NAMES.get(self.api_key, f"api{self.api_key}")
+        return codec.api_name(self.api_key)
+
+    @property
+    def kind(self) -> str:
+        """The codec's name for this body (``JoinGroupResponse``)."""
+        return f"{self.api_name}{'Request' if self.is_request else 'Response'}"
 
 
 @dataclass
@@ -129,13 +84,13 @@ class _Connection:
 
 
 def plausible_request(head: bytes, max_frame: int) -> bool:
-    """Do these bytes (at least 14) start like a Kafka request frame?"""
-    if len(head) < 14:
+    """Do these bytes (at least ``REQUEST_HEAD_SIZE``, 14) start like a Kafka request frame?"""
+    if len(head) < codec.REQUEST_HEAD_SIZE:
         return False
-    size, api_key, version, correlation, client_len = struct.unpack(">ihhih", head[:14])
+    size, api_key, version, correlation, client_len = codec.peek_request_head(head)
     return (
         10 <= size <= max_frame
-        and api_key in API_NAMES
+        and api_key in codec.APIS
         and 0 <= version <= _MAX_API_VERSION
         and correlation >= 0
         and -1 <= client_len <= size - 10
@@ -198,7 +153,7 @@ class _Framer:
     def _buffered_frame_end(self) -> int | None:
         if self.lost or len(self.buffer) < 4:
             return None
-        size = struct.unpack(">i", self.buffer[:4])[0]
+        size = codec.frame_size(self.buffer)
         return self.buffer_offset + 4 + size if 0 <= size <= self.owner.max_frame_bytes else None
 
     def close(self) -> None:
@@ -237,8 +192,9 @@ class _Framer:
 
     def _resync(self) -> bool:
         limit = self.owner.max_frame_bytes
-        for start in range(max(0, len(self.buffer) - 13)):
-            head = bytes(self.buffer[start : start + 14])
+        head_size = codec.REQUEST_HEAD_SIZE  # enough for either direction's fixed head
+        for start in range(max(0, len(self.buffer) - head_size + 1)):
+            head = bytes(self.buffer[start : start + head_size])
             if self._plausible(head, limit):
                 self._problem(
                     self.buffer_offset,
@@ -247,7 +203,7 @@ class _Framer:
                 self._drop(start)
                 self.lost, self.scanned = False, 0
                 return True
-        dropped = max(0, len(self.buffer) - 13)
+        dropped = max(0, len(self.buffer) - head_size + 1)
         self._drop(dropped)
         self.scanned += dropped
         if self.scanned > MAX_RESYNC_SCAN:
@@ -262,7 +218,7 @@ class _Framer:
     def _plausible(self, head: bytes, limit: int) -> bool:
         if self.is_request:
             return plausible_request(head, limit)
-        size, correlation = struct.unpack(">ii", head[:8])
+        size, correlation = codec.peek_response_head(head)
         return 4 <= size <= limit and correlation in self.connection.pending
 
     def _corrupt(self, message: str) -> None:
@@ -281,12 +237,13 @@ class _Framer:
 
     def _next_frame(self) -> bool:
         """Handle the frame at the buffer's start; False when more bytes are needed."""
-        size = struct.unpack(">i", self.buffer[:4])[0]
+        size = codec.frame_size(self.buffer)
         minimum = 10 if self.is_request else 4
         if not minimum <= size <= self.owner.max_frame_bytes:
             self._corrupt(f"frame size {size} outside [{minimum}, {self.owner.max_frame_bytes}]")
             return True
-        if len(self.buffer) < 4 + min(size, 8):
+        head = codec.REQUEST_HEAD_SIZE if self.is_request else codec.RESPONSE_HEAD_SIZE
+        if len(self.buffer) < min(4 + size, head):
             return False
         key = self._frame_key(size)
         if key is None:
@@ -307,14 +264,14 @@ class _Framer:
         """The frame's api_key, registering requests; None when the frame was rejected."""
         self._frame_start = self.buffer_offset
         if self.is_request:
-            api_key, version, correlation = struct.unpack(">hhi", self.buffer[4:12])
-            if api_key not in API_NAMES or not 0 <= version <= _MAX_API_VERSION or correlation < 0:
+            _, api_key, version, correlation, _ = codec.peek_request_head(self.buffer)
+            if api_key not in codec.APIS or not 0 <= version <= _MAX_API_VERSION or correlation < 0:
                 self._corrupt(f"implausible request header (api_key {api_key}, version {version})")
                 return None
             if api_key not in INTERESTING_APIS:
                 self.connection.remember(self._stub(api_key, version, correlation))
             return api_key
-        correlation = struct.unpack(">i", self.buffer[4:8])[0]
+        _, correlation = codec.peek_response_head(self.buffer)
         request = self.connection.pending.get(correlation)
         if request is None:
             self._problem(
@@ -335,8 +292,9 @@ class _Framer:
         segment = self.segment
         try:
             frame = self._parse(frame_bytes, start, segment)
-        except WireError as exc:
-            self._problem(start + exc.offset, f"corrupt frame header: {exc}; frame skipped")
+        except codec.CodecError as exc:
+            where = start + (exc.offset or 0)
+            self._problem(where, f"corrupt frame header: {exc}; frame skipped")
             return
         if frame is not None:
             self.owner.on_frame(frame)
@@ -345,31 +303,27 @@ class _Framer:
         self, frame_bytes: bytes, start: int, segment: TcpSegment | None
     ) -> KafkaFrame | None:
         timestamp, packet = (segment.timestamp, segment.number) if segment else (0.0, 0)
-        reader = Reader(frame_bytes, offset=4)
         if self.is_request:
-            api_key, version, correlation = reader.int16(), reader.int16(), reader.int32()
-            client_id = reader.string(classic=True)
-            reader.flexible = flexible(api_key, version)
-            reader.tagged_fields()
+            header, body_start = codec.decode_request_header(frame_bytes)
             frame = KafkaFrame(
                 self.name,
                 start,
                 timestamp,
                 packet,
                 True,
-                api_key,
-                version,
-                correlation,
-                client_id,
-                frame_bytes[reader.offset :],
+                header.request_api_key,
+                header.request_api_version,
+                header.correlation_id,
+                header.client_id,
+                frame_bytes[body_start:],
             )
             self.connection.remember(frame)
             return frame
-        correlation = reader.int32()
+        _, correlation = codec.peek_response_head(frame_bytes)
         request = self.connection.pending.pop(correlation)
-        # ApiVersions responses keep header v0 whatever the version (KIP-511)
-        reader.flexible = request.api_key != 18 and flexible(request.api_key, request.api_version)
-        reader.tagged_fields()
+        _, body_start = codec.decode_response_header(
+            frame_bytes, request.api_key, request.api_version
+        )
         return KafkaFrame(
             self.name,
             start,
@@ -380,7 +334,7 @@ class _Framer:
             request.api_version,
             correlation,
             request.client_id,
-            frame_bytes[reader.offset :],
+            frame_bytes[body_start:],
             request,
         )
 

@@ -9,7 +9,6 @@ ConsumerProtocol bytes inside group metadata are decoded with the group's protoc
 from __future__ import annotations
 
 import json
-import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -73,7 +72,7 @@ def decode_offsets_record(key: bytes, value: bytes | None, where: str) -> Offset
     if len(key) < 2:
         record.error = "key shorter than its int16 version"
         return record
-    record.key_version = struct.unpack(">h", key[:2])[0]
+    record.key_version = codec.version_prefix(key)
     kinds = _RECORD_TYPES.get(record.key_version)
     if kinds is None:
         record.error = (
@@ -85,7 +84,7 @@ def decode_offsets_record(key: bytes, value: bytes | None, where: str) -> Offset
     try:
         record.key = jsonable(codec.decode_record(key_kind, key).to_dict())
         if value is not None:
-            record.value_version = struct.unpack(">h", value[:2])[0] if len(value) >= 2 else None
+            record.value_version = codec.version_prefix(value) if len(value) >= 2 else None
             record.value = jsonable(
                 _enrich(value_kind, codec.decode_record(value_kind, value).to_dict())
             )

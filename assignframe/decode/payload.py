@@ -1,12 +1,15 @@
 """Decode standalone payloads (hex or base64) of any consumer-group wire format, detecting the kind.
 
 Detection is honest: every kind in :data:`DETECTION_ORDER` is tried; a candidate *fits* when it
-decodes and re-encodes to exactly the input bytes, and *decodes loosely* when it decodes but the
-bytes differ on re-encoding (trailing bytes, non-canonical encodings). The first fitting kind in
-the documented order is shown; every other fitting kind is listed as ``ambiguous_with``. Bodies of
-JoinGroup/SyncGroup requests and responses do not carry their version: they are only tried with
-``--kind`` (all versions, unless ``--version`` is given). Complete request frames (int32 size +
-request header) carry theirs and are detected.
+decodes, re-encodes to exactly the input bytes (so it consumed all of them) and is plausible (see
+:func:`implausibility`); it *decodes loosely* when it decodes but the bytes differ on re-encoding
+(trailing bytes, non-canonical encodings). Only a fitting kind is accepted: the first in the
+documented order is shown and every other fitting kind is listed as ``ambiguous_with``. When none
+fits, the error names the closest candidate (the one that got furthest) and where it failed.
+``--kind`` forces a kind and shows what it decodes to, fitting or not. Bodies of JoinGroup/SyncGroup
+requests and responses do not carry their version: they are only tried with ``--kind`` (all
+versions, unless ``--version`` is given). Complete request frames (int32 size + request header)
+carry theirs and are detected.
 """
 
 from __future__ import annotations
@@ -14,17 +17,23 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-import struct
 from dataclasses import dataclass, field
 from typing import Any
 
 import assignframe_codec as codec
+from assignframe_codec.registry import RECORD_KINDS, message_codec
 
 from .consumer import hex_or_none, read_assignment, read_subscription
-from .kafka import flexible
-from .wire import Reader, WireError
 
-__all__ = ["BODY_KINDS", "DETECTION_ORDER", "PayloadResult", "decode_payload", "parse_payload_text"]
+__all__ = [
+    "BODY_KINDS",
+    "DETECTION_ORDER",
+    "Miss",
+    "PayloadResult",
+    "decode_payload",
+    "implausibility",
+    "parse_payload_text",
+]
 
 #: kinds tried without --kind, in this order (version-prefixed formats first, then bare user data)
 DETECTION_ORDER = (
@@ -37,15 +46,22 @@ DETECTION_ORDER = (
     "StickyAssignorUserData",
     "CooperativeStickyAssignorUserData",
 )
-#: message bodies: need --kind; version from --version or every version tried
+#: message bodies: need --kind; version from --version or every version the codec knows
 BODY_KINDS = {
-    "JoinGroupRequest": (11, range(10)),
-    "JoinGroupResponse": (11, range(10)),
-    "SyncGroupRequest": (14, range(6)),
-    "SyncGroupResponse": (14, range(6)),
+    kind: range(body.lowest, body.highest + 1)
+    for kind in ("JoinGroupRequest", "JoinGroupResponse", "SyncGroupRequest", "SyncGroupResponse")
+    if (body := message_codec(kind)) is not None
 }
-_RECORD_KINDS = {"OffsetCommitKey", "GroupMetadataKey", "OffsetCommitValue", "GroupMetadataValue"}
 _HEX = re.compile(r"^(0x)?[0-9a-fA-F]*$")
+
+
+@dataclass(frozen=True)
+class Miss:
+    """A candidate that was not accepted: how many bytes it got through, and why it stopped."""
+
+    label: str
+    reached: int
+    reason: str
 
 
 @dataclass
@@ -61,14 +77,18 @@ class PayloadResult:
     fits: list[str] = field(default_factory=list)
     loose: list[str] = field(default_factory=list)
     exact: bool = False
-    errors: list[str] = field(default_factory=list)
+    misses: list[Miss] = field(default_factory=list)
 
     @property
     def error(self) -> str | None:
-        """Why nothing decoded (None when a kind was found)."""
+        """Why nothing was accepted (None when a kind was found): the closest candidate."""
         if self.kind is not None:
             return None
-        return "; ".join(self.errors) or "no known kind decodes these bytes"
+        if not self.misses:
+            return "no known kind decodes these bytes"
+        closest = max(self.misses, key=lambda miss: miss.reached)  # first of equals: order
+        return (f"no kind fits these {len(self.hex) // 2} bytes exactly; closest: "
+                f"{closest.label}, {closest.reason}")
 
     @property
     def ambiguous_with(self) -> list[str]:
@@ -105,14 +125,13 @@ def parse_payload_text(text: str, encoding: str = "auto") -> bytes:
     :raises ValueError: neither encoding fits
     """
     compact = re.sub(r"[\s:]", "", text.strip())
-    if (
-        encoding in ("auto", "hex")
-        and _HEX.match(compact)
-        and len(compact.removeprefix("0x")) % 2 == 0
-    ):
-        return bytes.fromhex(compact.removeprefix("0x"))
+    if encoding in ("auto", "hex") and _HEX.match(compact):
+        digits = compact.removeprefix("0x")
+        if len(digits) % 2:  # never base64 either: its length is a multiple of 4
+            raise ValueError(f"hex with an odd number of digits ({len(digits)})")
+        return bytes.fromhex(digits)
     if encoding == "hex":
-        raise ValueError("not hex (odd length or a non-hex character)")
+        raise ValueError("not hex (a non-hex character)")
     try:
         return base64.b64decode(compact, validate=True)
     except (binascii.Error, ValueError) as exc:
@@ -130,22 +149,21 @@ def jsonable(value: Any) -> Any:
 
 
 def _version_of(kind: str, data: bytes) -> int | None:
-    if kind in _RECORD_KINDS or kind.startswith("ConsumerProtocol"):
-        return struct.unpack(">h", data[:2])[0] if len(data) >= 2 else None
+    if kind in RECORD_KINDS or kind.startswith("ConsumerProtocol"):
+        return codec.version_prefix(data) if len(data) >= 2 else None
     return None
 
 
-def _try(kind: str, data: bytes, version: int | None) -> tuple[Any, bool]:
-    """(typed value, round-trips exactly); raises CodecError when it does not decode."""
-    if kind in _RECORD_KINDS:
+def _try(kind: str, data: bytes, version: int | None) -> tuple[Any, bytes | None]:
+    """(typed value, its re-encoding or None); raises CodecError when it does not decode."""
+    if kind in RECORD_KINDS:
         value = codec.decode_record(kind, data)
-        return value, codec.encode_record(kind, value) == data
+        return value, codec.encode_record(kind, value)
     value = codec.decode(kind, data, version)
     try:
-        again = codec.encode(kind, value, version)
-    except (codec.CodecError, TypeError, ValueError):
-        return value, False
-    return value, again == data
+        return value, codec.encode(kind, value, version)
+    except codec.CodecError:
+        return value, None
 
 
 def _enrich(kind: str, value: dict[str, Any]) -> dict[str, Any]:
@@ -170,59 +188,118 @@ def _value_dict(typed: Any) -> Any:
     return typed.to_dict() if hasattr(typed, "to_dict") else typed
 
 
-def _decode_as(result: PayloadResult, kind: str, data: bytes, version: int | None) -> bool:
-    """Try ``kind`` (every version of a body without ``version``); keep the best fit."""
+def _decode_as(
+    result: PayloadResult, kind: str, data: bytes, version: int | None, forced: bool
+) -> bool:
+    """Try ``kind`` (every version of a body without ``version``). Detection accepts fits only;
+    a forced kind also shows a loose or implausible decode (flagged ``exact=False``)."""
     versions = (
-        [version] if version is not None or kind not in BODY_KINDS else list(BODY_KINDS[kind][1])
+        [version] if version is not None or kind not in BODY_KINDS else list(BODY_KINDS[kind])
     )
     found = False
     for candidate in versions:
+        label = kind if candidate is None else f"{kind} v{candidate}"
         try:
-            typed, exact = _try(kind, data, candidate)
-        except (codec.CodecError, ValueError, TypeError) as exc:
-            result.errors.append(f"{kind}{'' if candidate is None else f' v{candidate}'}: {exc}")
+            typed, again = _try(kind, data, candidate)
+        except codec.CodecError as exc:
+            result.misses.append(Miss(label, exc.offset or 0, f"{exc.reason} ({_where(exc)})"))
             continue
         actual = candidate if candidate is not None else _version_of(kind, data)
-        (result.fits if exact else result.loose).append(
-            kind if actual is None else f"{kind} v{actual}"
-        )
+        label = kind if actual is None else f"{kind} v{actual}"
+        value = jsonable(_value_dict(typed))
+        exact = again == data
+        doubt = None if not exact else implausibility(value)
+        if exact and doubt is None:
+            result.fits.append(label)
+        else:
+            if not exact:
+                result.loose.append(label)
+            result.misses.append(_miss(label, data, again, doubt))
+            if not forced:
+                continue
         found = True
-        if result.kind is None or (exact and not result.exact):
-            result.kind, result.version, result.exact = kind, actual, exact
+        fits = exact and doubt is None
+        if result.kind is None or (fits and not result.exact):
+            result.kind, result.version, result.exact = kind, actual, fits
             result.value = jsonable(_enrich(kind, _value_dict(typed)))
     return found
+
+
+def _where(exc: codec.CodecError) -> str:
+    return f"byte {exc.offset or 0}" + (f", field {exc.path}" if exc.path else "")
+
+
+def _miss(label: str, data: bytes, again: bytes | None, doubt: str | None) -> Miss:
+    """How far a decode that was not accepted got: all bytes but implausible, a prefix with
+    bytes left over, or re-encoding differently from some byte on."""
+    if doubt is not None:
+        return Miss(label, len(data), f"decodes but is implausible: {doubt}")
+    if again is not None and data.startswith(again):
+        left = len(data) - len(again)
+        return Miss(label, len(again), f"stops at byte {len(again)} with {left} byte(s) left over")
+    same = next((i for i, (a, b) in enumerate(zip(data, again or b"", strict=False)) if a != b),
+                min(len(data), len(again or b"")))
+    return Miss(label, same, f"decodes, but re-encodes differently from byte {same}")
+
+
+# Plausibility: what real writers produce. Names are printable text (not Kafka's legal topic
+# characters: clients write whatever they are given, and Java's own vectors hold such names);
+# timestamps are -1 or between 2001 and 2100 (ms).
+_TIMESTAMPS = range(1_000_000_000_000, 4_102_444_800_000)
+
+
+def implausibility(value: Any, key: str = "") -> str | None:
+    """Why a decoded value (``to_dict`` form) is not something a real writer produces, or None."""
+    if isinstance(value, dict):
+        return next((doubt for name, item in value.items()
+                     if (doubt := implausibility(item, name)) is not None), None)
+    if isinstance(value, list):
+        item_key = "topic" if key == "topics" else "partition" if key == "partitions" else key
+        return next((doubt for item in value
+                     if (doubt := implausibility(item, item_key)) is not None), None)
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return _implausible_number(key, value)
+    if isinstance(value, str):
+        if "\ufffd" in value or not value.isprintable():
+            return f"{key} {value!r} is not printable UTF-8"
+    return None
+
+
+def _implausible_number(key: str, value: int) -> str | None:
+    if key in ("partition", "partition_index") and value < 0:
+        return f"negative partition {value}"
+    if key in ("generation", "generation_id", "offset", "leader_epoch") and value < -1:
+        return f"{key} {value}"
+    if key.endswith("_timestamp") and value != -1 and value not in _TIMESTAMPS:
+        return f"{key} {value} is not a time between 2001 and 2100"
+    return None
 
 
 def _unframe(
     data: bytes, kind: str | None, version: int | None
 ) -> tuple[str, int, dict[str, Any], bytes] | None:
     """A complete frame (int32 size == rest): (body kind, version, header, body), else None."""
-    if len(data) < 8 or struct.unpack(">i", data[:4])[0] != len(data) - 4:
+    if len(data) < 8 or codec.frame_size(data) != len(data) - 4:
         return None
-    reader = Reader(data, offset=4)
     try:
         if kind in ("JoinGroupResponse", "SyncGroupResponse"):
             if version is None:
                 return None
-            header: dict[str, Any] = {"correlation_id": reader.int32()}
-            reader.flexible = flexible(BODY_KINDS[kind][0], version)
-            reader.tagged_fields()
-            return kind, version, header, data[reader.offset :]
-        api_key, api_version, correlation = reader.int16(), reader.int16(), reader.int32()
-        body_kind = {11: "JoinGroupRequest", 14: "SyncGroupRequest"}.get(api_key)
-        if body_kind is None or (kind is not None and kind != body_kind):
-            return None
-        header = {
-            "request_api_key": api_key,
-            "request_api_version": api_version,
-            "correlation_id": correlation,
-            "client_id": reader.string(classic=True),
-        }
-        reader.flexible = flexible(api_key, api_version)
-        reader.tagged_fields()
-        return body_kind, api_version, header, data[reader.offset :]
-    except WireError:
+            body = message_codec(kind)
+            assert body is not None and body.api_key is not None
+            response, start = codec.decode_response_header(data, body.api_key, version)
+            return kind, version, {"correlation_id": response.correlation_id}, data[start:]
+        request, start = codec.decode_request_header(data)
+    except codec.CodecError:
         return None
+    body_kind = f"{codec.api_name(request.request_api_key)}Request"
+    if body_kind not in BODY_KINDS or (kind is not None and kind != body_kind):
+        return None
+    header = request.to_dict()
+    header.pop("unknown_tagged_fields", None)
+    return body_kind, request.request_api_version, header, data[start:]
 
 
 def decode_payload(
@@ -234,11 +311,12 @@ def decode_payload(
     if framed is not None:
         body_kind, body_version, header, body = framed
         result.framed = {"header": header, "body_hex": body.hex()}
-        if _decode_as(result, body_kind, body, body_version):
+        if _decode_as(result, body_kind, body, body_version, forced=kind is not None):
             return result
         result.framed = None
     for candidate in [kind] if kind else DETECTION_ORDER:
-        _decode_as(result, candidate, data, version if kind or candidate in BODY_KINDS else None)
+        _decode_as(result, candidate, data, version if kind or candidate in BODY_KINDS else None,
+                   forced=kind is not None)
     return result
 
 

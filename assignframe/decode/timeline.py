@@ -13,33 +13,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import assignframe_codec as codec
+
 from ..snapshot import GroupSnapshot
 from .apis import Message
 from .consumer import read_assignment, read_subscription
 
 __all__ = ["ERROR_NAMES", "GroupTimeline", "MemberRound", "Snapshot", "TimelineBuilder"]
 
-ERROR_NAMES = {
-    0: "NONE",
-    14: "COORDINATOR_LOAD_IN_PROGRESS",
-    15: "COORDINATOR_NOT_AVAILABLE",
-    16: "NOT_COORDINATOR",
-    22: "ILLEGAL_GENERATION",
-    23: "INCONSISTENT_GROUP_PROTOCOL",
-    24: "INVALID_GROUP_ID",
-    25: "UNKNOWN_MEMBER_ID",
-    26: "INVALID_SESSION_TIMEOUT",
-    27: "REBALANCE_IN_PROGRESS",
-    30: "GROUP_AUTHORIZATION_FAILED",
-    79: "MEMBER_ID_REQUIRED",
-    81: "GROUP_MAX_SIZE_REACHED",
-    82: "FENCED_INSTANCE_ID",
-    89: "UNSTABLE_OFFSET_COMMIT",
-}
-
-
-def error_name(code: int) -> str:
-    return ERROR_NAMES.get(code, f"ERROR_{code}")
+ERROR_NAMES = codec.ERROR_NAMES  # Kafka's error table lives in the codec (one source)
+error_name = codec.error_name
 
 
 @dataclass

@@ -118,9 +118,9 @@ def _reencode(kind: str, version: int, entry: str, decoded) -> str | None:
 
 def _fast_path_agrees(kind: str, data: bytes) -> str | None:
     pairs = {
-        "ConsumerProtocolSubscription": (fastpath.decode_subscription,
+        "ConsumerProtocolSubscription": (consumer.decode_subscription_fast,
                                          consumer.SUBSCRIPTION_FORMAT, "subscription"),
-        "ConsumerProtocolAssignment": (fastpath.decode_assignment, consumer.ASSIGNMENT_FORMAT,
+        "ConsumerProtocolAssignment": (consumer.decode_assignment_fast, consumer.ASSIGNMENT_FORMAT,
                                        "assignment"),
     }
     if kind not in pairs:
@@ -128,7 +128,7 @@ def _fast_path_agrees(kind: str, data: bytes) -> str | None:
     fast, fmt, what = pairs[kind]
     try:
         quick = fast(data)
-    except Exception:  # noqa: BLE001 - declined: the declaration decides
+    except fastpath.NotFast:  # declined: the declaration decides (anything else is a bug)
         return None
     try:
         slow = consumer.decode_by_declaration(fmt, data, what)

@@ -8,7 +8,7 @@ import time
 
 import assignframe_codec as codec
 import pytest
-from assignframe_codec import consumer, fastpath
+from assignframe_codec import consumer
 from codec_shared import golden, shared_dir
 from construct import Container
 
@@ -152,10 +152,10 @@ def test_java_string_order_is_utf16():
 def test_fast_path_equals_the_declaration_on_java_bytes(row):
     data = bytes.fromhex(row["hex"])
     if row["type"] == "ConsumerProtocolSubscription":
-        fast = fastpath.decode_subscription(data)
+        fast = consumer.decode_subscription_fast(data)
         slow = consumer.decode_by_declaration(consumer.SUBSCRIPTION_FORMAT, data, "subscription")
     else:
-        fast = fastpath.decode_assignment(data)
+        fast = consumer.decode_assignment_fast(data)
         slow = consumer.decode_by_declaration(consumer.ASSIGNMENT_FORMAT, data, "assignment")
     assert fast == slow
 

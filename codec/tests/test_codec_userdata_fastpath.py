@@ -12,8 +12,8 @@ from assignframe_codec.errors import CodecError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-FAST = ("decode_sticky_user_data", "decode_cooperative_user_data",
-        "encode_sticky_user_data", "encode_cooperative_user_data")
+FAST = ((userdata, "decode_sticky_user_data_fast"), (userdata, "decode_cooperative_user_data_fast"),
+        (fastpath, "encode"))
 
 
 def _refuse(*args, **kwargs):
@@ -30,8 +30,8 @@ def _outcome(call, *args):
 def _both(call, *args):
     fast = _outcome(call, *args)
     with pytest.MonkeyPatch.context() as patched:
-        for name in FAST:
-            patched.setattr(fastpath, name, _refuse)
+        for module, name in FAST:
+            patched.setattr(module, name, _refuse)
         declared = _outcome(call, *args)
     return fast, declared
 
@@ -78,13 +78,13 @@ def test_cooperative_generation_encodes_as_declared(generation):
 
 def test_exact_layouts_take_the_fast_path_and_others_do_not():
     groups = struct.pack(">ih", 1, 1) + b"t" + struct.pack(">ii", 1, 5)
-    v1 = fastpath.decode_sticky_user_data(groups + struct.pack(">i", 9), None)
+    v1 = userdata.decode_sticky_user_data_fast(groups + struct.pack(">i", 9), None)
     assert (v1.layout, v1.generation, v1.previous_assignment[0].partitions) == ("V1", 9, (5,))
-    assert fastpath.decode_sticky_user_data(groups, None).layout == "V0"
+    assert userdata.decode_sticky_user_data_fast(groups, None).layout == "V0"
     with pytest.raises(fastpath.NotFast):  # trailing bytes: the declarations judge
-        fastpath.decode_sticky_user_data(groups + b"\x00" * 5, None)
+        userdata.decode_sticky_user_data_fast(groups + b"\x00" * 5, None)
     with pytest.raises(fastpath.NotFast):  # V0 forced on V1 bytes: declaration (ignores tail)
-        fastpath.decode_sticky_user_data(groups + struct.pack(">i", 9), 0)
-    assert fastpath.decode_cooperative_user_data(struct.pack(">i", -1)).generation == -1
-    sticky = fastpath.decode_cooperative_user_data(groups + struct.pack(">i", 3))
+        userdata.decode_sticky_user_data_fast(groups + struct.pack(">i", 9), 0)
+    assert userdata.decode_cooperative_user_data_fast(struct.pack(">i", -1)).generation == -1
+    sticky = userdata.decode_cooperative_user_data_fast(groups + struct.pack(">i", 3))
     assert (sticky.layout, sticky.generation) == ("sticky-v1", 3)

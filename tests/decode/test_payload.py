@@ -6,6 +6,7 @@ import base64
 import io
 import json
 
+import assignframe_codec as codec
 import pytest
 
 from assignframe.cli import main
@@ -139,3 +140,64 @@ def test_cli_reads_arguments_files_and_stdin(tmp_path, capsys, monkeypatch):
     assert (
         "argument 1 @ byte 0" in captured.err and "ConsumerProtocolSubscription v3" in captured.out
     )
+
+
+# --------------------------------------------------------------------------- detection (issue 17)
+def _golden_subscriptions_v3():
+    return [bytes.fromhex(g["hex"]) for g in golden_lines("ConsumerProtocolSubscription")
+            if g["version"] == 3]
+
+
+@pytest.mark.parametrize("cut", [1, 2])
+def test_a_subscription_cut_short_is_not_passed_off_as_another_kind(cut):
+    for data in _golden_subscriptions_v3():
+        result = decode_payload(data[:-cut], "cut")
+        assert result.kind is None, result.label
+        assert result.loose or result.misses  # it was tried, and refused
+        assert "closest: ConsumerProtocolSubscription" in result.error
+        assert ", field " in result.error  # where it failed, by the declaration's field path
+        assert "\n" not in result.error and result.error.count("closest") == 1  # one line
+
+
+def test_the_closest_kind_is_the_one_that_got_furthest():
+    data = _golden_subscriptions_v3()[0]
+    result = decode_payload(data[:-1], "cut")
+    closest = max(result.misses, key=lambda miss: miss.reached)
+    assert closest.label.startswith("ConsumerProtocolSubscription")
+    assert closest.reached > 4  # past the 4 bytes cooperative user data would have read
+
+
+def test_trailing_bytes_are_loose_not_a_decode():
+    data = _golden_subscriptions_v3()[0] + b"\x00"
+    result = decode_payload(data, "tail")
+    assert result.kind is None and any(k.startswith("ConsumerProtocolSubscription")
+                                       for k in result.loose)
+    assert "1 byte(s) left over" in result.error
+
+
+def test_implausible_values_are_not_detected_but_a_forced_kind_still_shows_them():
+    value = {"offset": 5, "metadata": "", "commit_timestamp": 42, "expire_timestamp": -1}
+    data = codec.encode_record("OffsetCommitValue", value, 1)
+    detected = decode_payload(data, "odd")
+    assert detected.kind is None and "commit_timestamp 42" in detected.error
+    forced = decode_payload(data, "odd", kind="OffsetCommitValue")
+    assert forced.kind == "OffsetCommitValue" and not forced.exact
+    plausible = codec.encode_record("OffsetCommitValue", {**value, "commit_timestamp":
+                                                          1_700_000_000_000}, 1)
+    assert decode_payload(plausible, "ok").kind == "OffsetCommitValue"
+
+
+def test_odd_hex_is_a_hex_error_not_base64():
+    with pytest.raises(ValueError, match="hex with an odd number of digits"):
+        parse_payload_text("0003000")
+    with pytest.raises(ValueError, match="base64"):
+        parse_payload_text("zz-not-hex")
+
+
+def test_ambiguity_is_listed_and_exits_1(capsys):
+    sticky = next(g for g in golden_lines("StickyAssignorUserData")
+                  if g["version"] == 1 and g["hex"])
+    assert main(["decode", "payload", sticky["hex"]]) == 1
+    err = capsys.readouterr().err
+    assert "ambiguous: shown as StickyAssignorUserData" in err
+    assert "CooperativeStickyAssignorUserData" in err

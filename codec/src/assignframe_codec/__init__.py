@@ -127,3 +127,77 @@ __all__ = [
     "java_string_key",
     "sticky_member_data",
 ]
+
+# --- frames, protocol tables and the other bodies decode reads (issue 13) ---------------------
+from .api_types import (  # noqa: E402 - a block of its own, so merges stay clean
+    ApiVersionsRequest,
+    CreatableReplicaAssignment,
+    CreatableTopic,
+    CreatableTopicConfig,
+    CreateTopicsRequest,
+    HeartbeatRequest,
+    HeartbeatResponse,
+    LeaveGroupRequest,
+    LeaveGroupRequestMember,
+    LeaveGroupResponse,
+    LeaveGroupResponseMember,
+    MetadataResponse,
+    MetadataResponseBroker,
+    MetadataResponsePartition,
+    MetadataResponseTopic,
+)
+from .facade import version_prefix  # noqa: E402
+from .framing import (  # noqa: E402
+    REQUEST_HEAD_SIZE,
+    RESPONSE_HEAD_SIZE,
+    decode_request_header,
+    decode_response_header,
+    frame_size,
+    peek_request_head,
+    peek_response_head,
+)
+from .tables import (  # noqa: E402
+    APIS,
+    ERROR_NAMES,
+    api_key,
+    api_name,
+    error_name,
+    is_flexible,
+    request_header_version,
+    response_header_version,
+)
+
+__all__ += [
+    "APIS",
+    "ApiVersionsRequest",
+    "CreatableReplicaAssignment",
+    "CreatableTopic",
+    "CreatableTopicConfig",
+    "CreateTopicsRequest",
+    "ERROR_NAMES",
+    "HeartbeatRequest",
+    "HeartbeatResponse",
+    "LeaveGroupRequest",
+    "LeaveGroupRequestMember",
+    "LeaveGroupResponse",
+    "LeaveGroupResponseMember",
+    "MetadataResponse",
+    "MetadataResponseBroker",
+    "MetadataResponsePartition",
+    "MetadataResponseTopic",
+    "REQUEST_HEAD_SIZE",
+    "RESPONSE_HEAD_SIZE",
+    "api_key",
+    "api_name",
+    "decode_request_header",
+    "decode_response_header",
+    "error_name",
+    "frame_size",
+    "is_flexible",
+    "peek_request_head",
+    "peek_response_head",
+    "request_header_version",
+    "response_header_version",
+    "version_prefix",
+]
+__all__.sort()  # one sorted list, extended block by block

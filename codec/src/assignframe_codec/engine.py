@@ -9,13 +9,14 @@ leave the package.
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Mapping
 from dataclasses import fields
 from functools import cached_property
 from io import BytesIO
 from typing import Any, Generic, TypeVar
 
-from construct import Construct, Renamed
+from construct import Construct, ConstructError, Renamed
 
 from .errors import CodecError, EncodeError, MalformedError
 from .primitives import KafkaArray, Since
@@ -24,6 +25,9 @@ from .types import UNKNOWN_TAGS, Message
 __all__ = ["Format", "as_bytes", "from_value", "to_build_dict", "to_model"]
 
 M = TypeVar("M", bound=Message)
+#: how generated parsers refuse bytes: our helpers' CodecError, construct's own errors, and
+#: struct.error from the int fields' inlined unpack; anything else is a bug and propagates
+_COMPILED_PARSE_REFUSALS = (CodecError, ConstructError, struct.error)
 _PATH_NOISE = re.compile(r"^\((?:parsing|building)\)(?: -> )?")
 
 
@@ -44,7 +48,7 @@ class Format(Generic[M]):
         """Parse from ``start``; returns ``(container, end_offset)``. Trailing bytes are left."""
         try:
             return _run_parse(self.compiled, data, start, version, flexible)
-        except Exception:  # noqa: BLE001 - generated code has no path; re-run for the report
+        except _COMPILED_PARSE_REFUSALS:  # generated code has no path; re-run for the report
             pass
         try:
             return _run_parse(self.struct, data, start, version, flexible)

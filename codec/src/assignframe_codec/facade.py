@@ -9,7 +9,7 @@ from .engine import as_bytes
 from .errors import InvalidVersionError, TruncatedError, UnknownKindError, reporting
 from .registry import CODECS, RECORD_KINDS, Codec, MessageCodec
 
-__all__ = ["decode", "decode_record", "encode", "encode_record"]
+__all__ = ["decode", "decode_record", "encode", "encode_record", "version_prefix"]
 
 _VERSION_PREFIX = struct.Struct(">h")
 
@@ -41,6 +41,14 @@ def encode(kind: str, value: Any, version: int | None = None) -> bytes:
         return _codec(kind).encode(value, version)
 
 
+def version_prefix(data: bytes) -> int:
+    """The int16 that starts a record key/value or a consumer-protocol payload, unjudged."""
+    data = as_bytes(data)
+    if len(data) < 2:
+        raise TruncatedError("needs an int16 version prefix", offset=0)
+    return int(_VERSION_PREFIX.unpack_from(data)[0])
+
+
 def _record_codec(kind: str) -> MessageCodec:
     codec = _codec(kind)
     if kind not in RECORD_KINDS or not isinstance(codec, MessageCodec):
@@ -55,7 +63,7 @@ def decode_record(kind: str, data: bytes) -> Any:
         data = as_bytes(data)
         if len(data) < 2:
             raise TruncatedError("record needs an int16 version prefix", offset=0)
-        (version,) = _VERSION_PREFIX.unpack_from(data)
+        version = version_prefix(data)
         if version < 0:
             raise InvalidVersionError(f"negative record version {version}", offset=0)
         return codec.decode(data[2:], version)

@@ -6,6 +6,12 @@ still writes ``client_id`` as a classic int16-length nullable string.
 
 A request frame names its body (api key, api version), a response frame does not: decoding a
 response needs ``kind`` and ``version``.
+
+Stream readers (``assignframe.decode``) cut frames before they know what is in them:
+:func:`peek_request_head` / :func:`peek_response_head` read the fixed-width start of a frame with
+one ``struct`` call (the format is derived from the header declarations below, so it cannot drift
+from them), and :func:`decode_request_header` / :func:`decode_response_header` read a whole header
+and say where the body starts.
 """
 
 from __future__ import annotations
@@ -13,8 +19,9 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from construct import Struct
+from construct import Renamed, Struct
 
+from . import tables
 from .engine import Format, as_bytes, from_value
 from .errors import (
     CodecError,
@@ -24,11 +31,21 @@ from .errors import (
     UnknownKindError,
     reporting,
 )
-from .primitives import ClassicNullableString, Int16, Int32, Since, TaggedFields
+from .primitives import ClassicNullableString, Int, Int16, Int32, KafkaString, Since, TaggedFields
 from .registry import CODECS, MessageCodec
 from .types import Frame, RequestHeader, ResponseHeader
 
-__all__ = ["REQUEST_HEADER", "RESPONSE_HEADER", "decode_frame", "encode_frame"]
+__all__ = [
+    "REQUEST_HEADER",
+    "RESPONSE_HEADER",
+    "decode_frame",
+    "decode_request_header",
+    "decode_response_header",
+    "encode_frame",
+    "frame_size",
+    "peek_request_head",
+    "peek_response_head",
+]
 
 REQUEST_HEADER = Struct(
     "request_api_key" / Int16,                                          # 0+
@@ -54,9 +71,84 @@ Follows clients/src/main/resources/common/message/ResponseHeader.json.
 _REQUEST_HEADER = Format("RequestHeader", REQUEST_HEADER, RequestHeader)
 _RESPONSE_HEADER = Format("ResponseHeader", RESPONSE_HEADER, ResponseHeader)
 _INT32 = struct.Struct(">i")
-_API_HEAD = struct.Struct(">hh")
 
 
+# --------------------------------------------------------------------------- fixed-width heads
+def _head_format(header: Struct) -> str:
+    """``struct`` format of a frame's fixed-width start: the int32 size, the header's leading
+    integer fields and, when a classic string follows (``client_id``), its int16 length."""
+    codes = [">i"]
+    for subcon in header.subcons:
+        inner = subcon.subcon if isinstance(subcon, Renamed) else subcon
+        if isinstance(inner, Int):
+            codes.append(inner.fmtstr[1:])
+            continue
+        if isinstance(inner, Since) and isinstance(inner.subcon, KafkaString) \
+                and inner.subcon.compact is False:
+            codes.append("h")
+        break
+    return "".join(codes)
+
+
+_REQUEST_HEAD = struct.Struct(_head_format(REQUEST_HEADER))  # size, key, version, id, len
+_RESPONSE_HEAD = struct.Struct(_head_format(RESPONSE_HEADER))  # size, correlation id
+#: bytes needed by peek_request_head / peek_response_head
+REQUEST_HEAD_SIZE = _REQUEST_HEAD.size
+RESPONSE_HEAD_SIZE = _RESPONSE_HEAD.size
+_API_HEAD = struct.Struct(">" + _REQUEST_HEAD.format[2:4])  # api key, api version
+
+
+def frame_size(data: bytes | bytearray, offset: int = 0) -> int:
+    """The int32 size at ``offset`` (the bytes that follow it make one frame)."""
+    if len(data) - offset < 4:
+        raise TruncatedError("frame size needs 4 bytes", offset=offset)
+    return int(_INT32.unpack_from(data, offset)[0])
+
+
+def peek_request_head(data: bytes | bytearray, offset: int = 0) -> tuple[int, int, int, int, int]:
+    """(size, api key, api version, correlation id, client_id length) of the request frame at
+    ``offset``, without judging them; needs :data:`REQUEST_HEAD_SIZE` bytes."""
+    if len(data) - offset < _REQUEST_HEAD.size:
+        raise TruncatedError(f"request head needs {_REQUEST_HEAD.size} bytes", offset=offset)
+    return _REQUEST_HEAD.unpack_from(data, offset)  # type: ignore[return-value]
+
+
+def peek_response_head(data: bytes | bytearray, offset: int = 0) -> tuple[int, int]:
+    """(size, correlation id) of the response frame at ``offset``."""
+    if len(data) - offset < _RESPONSE_HEAD.size:
+        raise TruncatedError(f"response head needs {_RESPONSE_HEAD.size} bytes", offset=offset)
+    return _RESPONSE_HEAD.unpack_from(data, offset)  # type: ignore[return-value]
+
+
+def decode_request_header(frame: bytes, start: int = 4) -> tuple[RequestHeader, int]:
+    """The request header at ``start`` (after the size) and the offset where the body starts.
+
+    The header version follows the body's (:func:`tables.request_header_version`); any api key
+    is read, known to this codec or not. Errors carry offsets into ``frame``.
+    """
+    with reporting("RequestHeader"):
+        frame = as_bytes(frame)
+        if len(frame) - start < 4:
+            raise TruncatedError("request header needs api key and version", offset=start)
+        api_key, api_version = _API_HEAD.unpack_from(frame, start)
+        header_v = tables.request_header_version(api_key, api_version)
+        container, end = _REQUEST_HEADER.parse(frame, version=header_v, flexible=header_v >= 2,
+                                               start=start)
+        return RequestHeader(version=header_v, **_header_fields(container)), end
+
+
+def decode_response_header(frame: bytes, api_key: int, api_version: int,
+                           start: int = 4) -> tuple[ResponseHeader, int]:
+    """The response header at ``start`` for a body of ``api_key`` at ``api_version`` (taken
+    from the matching request), and the offset where the body starts."""
+    with reporting("ResponseHeader"):
+        header_v = tables.response_header_version(api_key, api_version)
+        container, end = _RESPONSE_HEADER.parse(as_bytes(frame), version=header_v,
+                                                flexible=header_v >= 1, start=start)
+        return ResponseHeader(version=header_v, **_header_fields(container)), end
+
+
+# --------------------------------------------------------------------------- whole frames
 def _framed_codec(kind: str) -> MessageCodec:
     codec = CODECS.get(kind)
     if not isinstance(codec, MessageCodec) or codec.api_key is None:
@@ -73,16 +165,15 @@ def _kind_for_api_key(api_key: int) -> str:
 
 
 def header_version(kind: str, version: int) -> int:
-    flexible = _framed_codec(kind).is_flexible(version)
+    api_key = _framed_codec(kind).api_key
+    assert api_key is not None  # _framed_codec refuses kinds without one
     if kind.endswith("Request"):
-        return 2 if flexible else 1
-    return 1 if flexible else 0
+        return tables.request_header_version(api_key, version)
+    return tables.response_header_version(api_key, version)
 
 
 def _frame_body(data: bytes) -> bytes:
-    if len(data) < 4:
-        raise TruncatedError("frame size needs 4 bytes", offset=0)
-    (size,) = _INT32.unpack_from(data)
+    size = frame_size(data)
     if size < 0:
         raise MalformedError(f"negative frame size {size}", offset=0)
     if len(data) - 4 < size:

@@ -151,6 +151,12 @@ class KafkaBool(_Primitive):
     helpers = ("read_bool", "write_bool")
 
 
+class KafkaUuid(_Primitive):
+    """``uuid``: 16 raw bytes (Metadata v10+ topic ids)."""
+
+    helpers = ("read_uuid", "write_uuid")
+
+
 class KafkaTaggedFields(_Primitive):
     """The tagged-field section of flexible versions; absent otherwise. Tags are kept raw."""
 
@@ -298,7 +304,7 @@ _HELPERS = {
     name: getattr(wire, name)
     for name in (
         "read_string", "write_string", "read_bytes", "write_bytes", "read_bool", "write_bool",
-        "read_tagged_fields_if", "write_tagged_fields",
+        "read_tagged_fields_if", "write_tagged_fields", "read_uuid", "write_uuid",
     )
 }
 
@@ -308,6 +314,7 @@ NullableString = KafkaString(nullable_from=0)
 Bytes = KafkaBytes()
 NullableBytes = KafkaBytes(nullable_from=0)
 Bool = KafkaBool()
+Uuid = KafkaUuid()
 TaggedFields = KafkaTaggedFields()
 ClassicNullableString = KafkaString(nullable_from=0, compact=False)
 

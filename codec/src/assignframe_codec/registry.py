@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from . import consumer, group, records, userdata
+from . import api_types as api
+from . import apis, consumer, group, records, tables, userdata
 from .engine import Format, from_value
 from .errors import InvalidVersionError, reporting
 from .types import (
@@ -116,6 +117,12 @@ def _message(name, struct, model, highest, flexible_from=None, lowest=0, api_key
     return MessageCodec(Format(name, struct, model), highest, flexible_from, lowest, api_key)
 
 
+def _api(kind: str, struct, model, highest: int, lowest: int = 0) -> MessageCodec:
+    """A request/response body: api key and flexible threshold from :mod:`.tables`."""
+    key = tables.api_key(kind.removesuffix("Request").removesuffix("Response"))
+    return _message(kind, struct, model, highest, tables.APIS[key][1], lowest, key)
+
+
 CODECS: dict[str, Codec] = {
     "ConsumerProtocolSubscription": _Prefixed(
         "ConsumerProtocolSubscription", consumer.decode_subscription_wire,
@@ -127,14 +134,12 @@ CODECS: dict[str, Codec] = {
         userdata.decode_sticky_user_data, userdata.encode_sticky_value),
     "CooperativeStickyAssignorUserData": _UserData(
         _cooperative_decoder, userdata.encode_cooperative_value),
-    "JoinGroupRequest": _message(
-        "JoinGroupRequest", group.JOIN_GROUP_REQUEST, JoinGroupRequest, 9, 6, api_key=11),
-    "JoinGroupResponse": _message(
-        "JoinGroupResponse", group.JOIN_GROUP_RESPONSE, JoinGroupResponse, 9, 6, api_key=11),
-    "SyncGroupRequest": _message(
-        "SyncGroupRequest", group.SYNC_GROUP_REQUEST, SyncGroupRequest, 5, 4, api_key=14),
-    "SyncGroupResponse": _message(
-        "SyncGroupResponse", group.SYNC_GROUP_RESPONSE, SyncGroupResponse, 5, 4, api_key=14),
+    "JoinGroupRequest": _api("JoinGroupRequest", group.JOIN_GROUP_REQUEST, JoinGroupRequest, 9),
+    "JoinGroupResponse": _api(
+        "JoinGroupResponse", group.JOIN_GROUP_RESPONSE, JoinGroupResponse, 9),
+    "SyncGroupRequest": _api("SyncGroupRequest", group.SYNC_GROUP_REQUEST, SyncGroupRequest, 5),
+    "SyncGroupResponse": _api(
+        "SyncGroupResponse", group.SYNC_GROUP_RESPONSE, SyncGroupResponse, 5),
     "GroupMetadataKey": _message(
         "GroupMetadataKey", records.GROUP_METADATA_KEY, GroupMetadataKey, 2, lowest=2),
     "GroupMetadataValue": _message(
@@ -144,6 +149,23 @@ CODECS: dict[str, Codec] = {
     "OffsetCommitValue": _message(
         "OffsetCommitValue", records.OFFSET_COMMIT_VALUE, OffsetCommitValue, 4, 4),
 }
+
+# --- the other bodies assignframe.decode reads (apis.py, api_types.py)
+CODECS.update({
+    "MetadataResponse": _api("MetadataResponse", apis.METADATA_RESPONSE, api.MetadataResponse, 13),
+    "CreateTopicsRequest": _api(
+        "CreateTopicsRequest", apis.CREATE_TOPICS_REQUEST, api.CreateTopicsRequest, 7),
+    "LeaveGroupRequest": _api(
+        "LeaveGroupRequest", apis.LEAVE_GROUP_REQUEST, api.LeaveGroupRequest, 5),
+    "LeaveGroupResponse": _api(
+        "LeaveGroupResponse", apis.LEAVE_GROUP_RESPONSE, api.LeaveGroupResponse, 5),
+    "HeartbeatRequest": _api(
+        "HeartbeatRequest", apis.HEARTBEAT_REQUEST, api.HeartbeatRequest, 4),
+    "HeartbeatResponse": _api(
+        "HeartbeatResponse", apis.HEARTBEAT_RESPONSE, api.HeartbeatResponse, 4),
+    "ApiVersionsRequest": _api(
+        "ApiVersionsRequest", apis.API_VERSIONS_REQUEST, api.ApiVersionsRequest, 4),
+})
 
 KINDS: tuple[str, ...] = tuple(sorted(CODECS))
 

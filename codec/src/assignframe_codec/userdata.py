@@ -31,7 +31,9 @@ __all__ = [
     "STICKY_ASSIGNOR_USER_DATA_V1",
     "cooperative_member_data",
     "decode_cooperative_user_data",
+    "decode_cooperative_user_data_fast",
     "decode_sticky_user_data",
+    "decode_sticky_user_data_fast",
     "encode_cooperative_user_data",
     "encode_cooperative_value",
     "encode_sticky_user_data",
@@ -86,14 +88,47 @@ FORMATS: dict[tuple[str, int], Format[Any]] = {
 _INT32 = struct.Struct(">i")
 LAYOUTS = {"V0": 0, "V1": 1}
 
+# The struct fast path, planned from the same declarations (see fastpath.py).
+_FAST_STICKY = {
+    1: fastpath.Layout(STICKY_ASSIGNOR_USER_DATA_V1, (1,)),
+    0: fastpath.Layout(STICKY_ASSIGNOR_USER_DATA_V0, (0,)),
+}
+_FAST_COOPERATIVE = fastpath.Layout(COOPERATIVE_STICKY_ASSIGNOR_USER_DATA_V0, (0,))
+# what the bytes do not say: the layout's name (and V0's missing generation)
+_V1 = {"layout": "V1"}
+_V0 = {"layout": "V0", "generation": None}
+_JAVA_GENERATION = {"layout": "java-generation", "previous_assignment": None}
+_STICKY_V1_LAYOUT = {"layout": "sticky-v1"}
+
+
+def decode_sticky_user_data_fast(data: bytes, version: int | None) -> StickyUserData:
+    """The fast path alone, for the unambiguous cases: bytes that are exactly V1 (groups, then a
+    generation) or exactly V0 (groups only). Java tries V1 first, so exact V1 bytes are V1 and
+    exact V0 bytes are V0; trailing bytes and everything else raise NotFast."""
+    if version != 0:
+        try:
+            return fastpath.decode_exact(_FAST_STICKY[1], data, 1, StickyUserData, _V1)
+        except fastpath.NotFast:
+            if version == 1:
+                raise
+    return fastpath.decode_exact(_FAST_STICKY[0], data, 0, StickyUserData, _V0)
+
+
+def decode_cooperative_user_data_fast(data: bytes) -> CooperativeUserData:
+    """The fast path alone: exactly 4 bytes (Java's generation) or exactly a sticky V1 blob."""
+    if type(data) is bytes and len(data) == 4:
+        return fastpath.decode_exact(_FAST_COOPERATIVE, data, 0, CooperativeUserData,
+                                     _JAVA_GENERATION)
+    return fastpath.decode_exact(_FAST_STICKY[1], data, 1, CooperativeUserData, _STICKY_V1_LAYOUT)
+
 
 # --------------------------------------------------------------------------- sticky
 def decode_sticky_user_data(data: bytes, version: int | None = None) -> StickyUserData:
     """V1, else V0 (Java's fallback); ``version`` 0/1 forces one layout."""
     if version in (None, 0, 1):
         try:
-            return fastpath.decode_sticky_user_data(data, version)
-        except Exception:  # noqa: BLE001 - the declarations decide, and explain failures
+            return decode_sticky_user_data_fast(data, version)
+        except fastpath.NotFast:  # the declarations decide, and explain failures
             pass
     with reporting("StickyAssignorUserData", version):
         data = as_bytes(data)
@@ -122,9 +157,12 @@ def encode_sticky_user_data(previous_assignment: Iterable[Any], generation: int 
     duck-typed, so the codec does not depend on the core).
     """
     pairs = topic_partition_pairs(map(_as_pair_or_group, previous_assignment))
+    runs = topic_runs(pairs, merge=True)
+    layout = 0 if generation is None else 1
     try:
-        return fastpath.encode_sticky_user_data(topic_runs(pairs, merge=True), generation)
-    except Exception:  # noqa: BLE001 - the declaration decides, and explains failures
+        return fastpath.encode(_FAST_STICKY[layout],
+                               {"previous_assignment": runs, "generation": generation}, layout)
+    except fastpath.NotFast:  # the declaration decides, and explains failures
         pass
     value = StickyUserData(
         layout="V0" if generation is None else "V1",
@@ -181,8 +219,8 @@ def decode_cooperative_user_data(data: bytes) -> CooperativeUserData:
     """"sticky-v1" when the bytes are exactly a sticky V1 blob (and not just 4 bytes), else
     Java's "java-generation" (first int32, trailing bytes ignored as Java does)."""
     try:
-        return fastpath.decode_cooperative_user_data(data)
-    except Exception:  # noqa: BLE001 - the declarations decide, and explain failures
+        return decode_cooperative_user_data_fast(data)
+    except fastpath.NotFast:  # the declarations decide, and explain failures
         pass
     with reporting("CooperativeStickyAssignorUserData", 0):
         data = as_bytes(data)
@@ -202,8 +240,8 @@ def decode_cooperative_user_data(data: bytes) -> CooperativeUserData:
 def encode_cooperative_user_data(generation: int) -> bytes:
     """Java's layout: the int32 generation (-1 before the first assignment)."""
     try:
-        return fastpath.encode_cooperative_user_data(generation)
-    except Exception:  # noqa: BLE001 - the declaration decides, and explains failures
+        return fastpath.encode(_FAST_COOPERATIVE, {"generation": generation}, 0)
+    except fastpath.NotFast:  # the declaration decides, and explains failures
         pass
     return encode_cooperative_value({"generation": generation})
 

@@ -119,6 +119,11 @@ def read_bool(io: Any) -> bool:
     return read_exact(io, 1, "boolean")[0] != 0
 
 
+def read_uuid(io: Any) -> bytes:
+    """``uuid``: 16 raw bytes (most significant half first, as Java writes them)."""
+    return read_exact(io, 16, "uuid")
+
+
 def read_tagged_fields(io: Any) -> list[tuple[int, bytes]]:
     """The tagged-field section; every tag is unknown to these schemas, so all are kept."""
     start = io.tell()
@@ -212,6 +217,13 @@ def write_bool(obj: Any, io: Any) -> Any:
     if not isinstance(obj, bool):
         raise EncodeError(f"expected bool, got {type(obj).__name__}")
     io.write(b"\x01" if obj else b"\x00")
+    return obj
+
+
+def write_uuid(obj: Any, io: Any) -> Any:
+    if not isinstance(obj, (bytes, bytearray)) or len(obj) != 16:
+        raise EncodeError(f"expected 16 bytes for a uuid, got {obj!r}")
+    io.write(bytes(obj))
     return obj
 
 
