@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from construct import Struct
 
+from . import tables
 from .flexible import NullableStruct, TaggedSection, Uint16, Uuid
 from .primitives import (
     Bool,
@@ -322,8 +323,11 @@ DECLARATIONS: dict[str, tuple[Struct, int, int]] = {
     "StreamsGroupDescribeResponse": (STREAMS_GROUP_DESCRIBE_RESPONSE, 0, 1),
 }
 
-API_KEYS = {"ConsumerGroupHeartbeat": 68, "ConsumerGroupDescribe": 69, "ShareGroupHeartbeat": 76,
-            "ShareGroupDescribe": 77, "StreamsGroupHeartbeat": 88, "StreamsGroupDescribe": 89}
+#: API name -> key, from the codec's one table of api keys (:mod:`.tables`).
+API_KEYS = {
+    name: tables.api_key(name)
+    for name in {kind.removesuffix("Request").removesuffix("Response") for kind in DECLARATIONS}
+}
 
 for _kind, (_declared, _lowest, _highest) in DECLARATIONS.items():
     _line = (f"{_kind} v{_lowest}-{_highest}, flexible 0+, api key "

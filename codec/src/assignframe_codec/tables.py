@@ -82,6 +82,10 @@ APIS: dict[int, tuple[str, int | None]] = {
     72: ("PushTelemetry", 0),
     74: ("ListConfigResources", 0),
     75: ("DescribeTopicPartitions", 0),
+    76: ("ShareGroupHeartbeat", 0),
+    77: ("ShareGroupDescribe", 0),
+    88: ("StreamsGroupHeartbeat", 0),
+    89: ("StreamsGroupDescribe", 0),
 }
 
 #: ApiVersions: its response header stays v0 whatever the version (KIP-511)
