@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from assignframe_codec import OFFSETS_TOPIC
 from rich.console import Console
 
 from ..decode.capture import CaptureOptions
@@ -126,7 +127,7 @@ def _offsets_parser(actions: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--value", help="record value (hex/base64); omit or 'null' for a tombstone")
     parser.add_argument(
-        "--topic", default="__consumer_offsets", help="live: read this topic (e.g. a mirrored copy)"
+        "--topic", default=OFFSETS_TOPIC, help="live: read this topic (e.g. a mirrored copy)"
     )
     parser.add_argument(
         "--timeout", type=float, default=30.0, help="live: give up after this many idle seconds"
@@ -137,14 +138,22 @@ def _offsets_parser(actions: argparse._SubParsersAction) -> None:
 
 def _run_offsets(args: argparse.Namespace) -> int:
     out, err = _consoles()
+    live = None
+    if args.bootstrap_server is not None:
+        # The live path is the only one that needs a Kafka client: the CLI binds the adapter.
+        from ..kafka_python.offsets import consume_offsets
+
+        def live(report, progress):
+            server, timeout, topic = args.bootstrap_server, args.timeout, args.topic
+            return consume_offsets(server, report, progress, timeout, topic)
+
     return offsets_command(
         out,
         err,
         key=args.key,
         value=args.value,
         file=args.file,
-        bootstrap_server=args.bootstrap_server,
+        live=live,
+        live_source=args.bootstrap_server or "",
         as_json=args.json,
-        timeout_s=args.timeout,
-        topic=args.topic,
     )

@@ -13,7 +13,7 @@ Exit status (documented in docs/decode.md):
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -167,6 +167,13 @@ def _show(result: PayloadResult | OffsetsRecord, out: Console, as_json: bool) ->
         out.print(render_offsets_record(result))
 
 
+#: ``live(report, progress)`` -> each record's ``(key, value, where, offset)`` (offsets_command)
+LiveRecords = Callable[
+    [Callable[[str, int, str], None], Callable[[int, int], None]],
+    Iterable[tuple[bytes, "bytes | None", str, int]],
+]
+
+
 def offsets_command(
     out: Console,
     err: Console,
@@ -174,12 +181,17 @@ def offsets_command(
     key: str | None = None,
     value: str | None = None,
     file: str | None = None,
-    bootstrap_server: str | None = None,
+    live: LiveRecords | None = None,
+    live_source: str = "",
     as_json: bool = False,
-    timeout_s: float = 30.0,
-    topic: str = "__consumer_offsets",
 ) -> int:
-    """Decode ``__consumer_offsets`` records: a key/value pair, a file of them, or a live topic."""
+    """Decode ``__consumer_offsets`` records: a key/value pair, a file of them, or a live topic.
+
+    :param live: reads the live topic: called with ``(report, progress)``, yields each record's
+        ``(key, value, where, offset)`` (the CLI binds the kafka-python adapter here; decode
+        imports no client)
+    :param live_source: what ``live`` reads, for messages (the bootstrap server)
+    """
     problems = _reporter(err)
     records: Iterable[OffsetsRecord] = ()
     try:
@@ -192,8 +204,8 @@ def offsets_command(
             with open(file, encoding="utf-8") as handle:
                 lines = handle.readlines()
             records = read_offsets_file(lines, file, problems)
-        elif bootstrap_server is not None:
-            return _live(bootstrap_server, topic, out, err, problems, as_json, timeout_s)
+        elif live is not None:
+            return _live(live, live_source, out, err, problems, as_json)
     except OSError as exc:
         raise InputError.unreadable(exc, file) from None
     except ValueError as exc:
@@ -204,18 +216,14 @@ def offsets_command(
 
 
 def _live(
-    bootstrap_server: str,
-    topic: str,
+    live: LiveRecords,
+    source: str,
     out: Console,
     err: Console,
     problems: Problems,
     as_json: bool,
-    timeout_s: float,
 ) -> int:
-    # The live path is the only one that needs kafka-python (the adapter package).
-    from ..kafka_python.offsets import consume_offsets
-
-    columns: list[Any] = [TextColumn(escape(topic)), BarColumn(), MofNCompleteColumn()]
+    columns: list[Any] = [TextColumn(escape(source)), BarColumn(), MofNCompleteColumn()]
     with Progress(*columns, console=err, transient=True) as bar:
         task = bar.add_task("read", total=None)
 
@@ -223,10 +231,13 @@ def _live(
             bar.update(task, completed=done, total=total)
 
         try:
-            for record in consume_offsets(bootstrap_server, problems, progress, timeout_s, topic):
+            for key, value, where, offset in live(problems.add, progress):
+                record = decode_offsets_record(key, value, where)
+                if record.error:
+                    problems.add(where, offset, f"record not decoded: {record.error}")
                 _show(record, out, as_json)
         except BrokerError as exc:
-            raise InputError(str(exc), bootstrap_server) from None
+            raise InputError(str(exc), source) from None
     return _status(problems)
 
 

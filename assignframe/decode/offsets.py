@@ -25,7 +25,7 @@ __all__ = [
     "read_offsets_file",
 ]
 
-OFFSETS_TOPIC = "__consumer_offsets"
+OFFSETS_TOPIC = codec.OFFSETS_TOPIC
 _RECORD_TYPES = {
     0: ("offset_commit", "OffsetCommitKey", "OffsetCommitValue"),
     1: ("offset_commit", "OffsetCommitKey", "OffsetCommitValue"),

@@ -60,7 +60,8 @@ def snapshot_to_dict(snapshot: Snapshot, source: str | None = None) -> dict[str,
     (:func:`assignframe.snapshot.snapshot_to_dict`, read back by ``read_snapshot``) plus what
     decode saw around it (docs/decode.md lists every field)."""
     typed = snapshot.typed or group_snapshot(snapshot)
-    result = {"source": source, **core_snapshot_dict(typed)}
+    core = core_snapshot_dict(typed)
+    result = {"schema": core.pop("schema"), "source": source, **core}
     for member in result["members"]:
         extras = _member_extras(snapshot.members[member["member_id"]])
         member["subscription"].update(extras.pop("subscription"))

@@ -9,41 +9,47 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from assignframe_codec import OFFSETS_TOPIC
 from kafka import KafkaConsumer, TopicPartition
 from kafka.errors import KafkaError
 
-from ..decode.offsets import OFFSETS_TOPIC, OffsetsRecord, _checked, decode_offsets_record
-from ..decode.problems import Problems
 from ..errors import BrokerError
 
-__all__ = ["consume_offsets"]
+__all__ = ["RawRecord", "consume_offsets"]
+
+#: ``(key, value, where, offset)``: one record's bytes as stored (value None = tombstone), and
+#: where it was read (``topic-partition offset N``); decoding them is decode's business.
+RawRecord = tuple[bytes, "bytes | None", str, int]
+#: ``report(where, offset, message)``: how reading problems are said (e.g. ``Problems.add``)
+Report = Callable[[str, int, str], None]
 
 
 def consume_offsets(
     bootstrap_server: str,
-    problems: Problems,
+    report: Report,
     progress: Callable[[int, int], None] | None = None,
     timeout_s: float = 30.0,
     topic: str = OFFSETS_TOPIC,
-) -> Iterator[OffsetsRecord]:
-    """Read ``__consumer_offsets`` (or a copy) from the start to the end offsets seen at the start.
+) -> Iterator[RawRecord]:
+    """Read ``__consumer_offsets`` (or a copy) from the start to the end offsets seen at the start,
+    yielding each record's bytes (the adapter reads; ``assignframe.decode`` decodes).
 
     :param progress: called with (records read, records expected) as reading goes on
     :param timeout_s: give up (and report it) when no record arrives for this long
     """
     try:
-        yield from _consume(bootstrap_server, problems, progress, timeout_s, topic)
+        yield from _consume(bootstrap_server, report, progress, timeout_s, topic)
     except KafkaError as exc:
         raise BrokerError(f"{bootstrap_server}: {exc!r}") from exc
 
 
 def _consume(
     bootstrap_server: str,
-    problems: Problems,
+    report: Report,
     progress: Callable[[int, int], None] | None,
     timeout_s: float,
     topic: str,
-) -> Iterator[OffsetsRecord]:
+) -> Iterator[RawRecord]:
     consumer = KafkaConsumer(
         bootstrap_servers=bootstrap_server,
         group_id=None,
@@ -55,7 +61,7 @@ def _consume(
     try:
         partitions = sorted(consumer.partitions_for_topic(topic) or ())
         if not partitions:
-            problems.add(
+            report(
                 bootstrap_server,
                 0,
                 f"topic {topic} not found (no group has committed yet, or the "
@@ -69,7 +75,7 @@ def _consume(
         remaining = {tp for tp in assigned if ends[tp] > starts[tp]}
         consumer.seek_to_beginning(*assigned)
         yield from _read_until_end(
-            consumer, remaining, ends, total, problems, progress, bootstrap_server
+            consumer, remaining, ends, total, report, progress, bootstrap_server
         )
     finally:
         consumer.close()
@@ -80,10 +86,10 @@ def _read_until_end(
     remaining: set[Any],
     ends: dict[Any, int],
     total: int,
-    problems: Problems,
+    report: Report,
     progress: Callable[[int, int], None] | None,
     source: str,
-) -> Iterator[OffsetsRecord]:
+) -> Iterator[RawRecord]:
     read, idle_polls = 0, 0
     max_idle_polls = max(1, consumer.config["consumer_timeout_ms"] // 1000)
     if progress:
@@ -96,16 +102,12 @@ def _read_until_end(
                 if message.offset < ends[tp]:
                     read += 1
                     where = f"{tp.topic}-{tp.partition} offset {message.offset}"
-                    yield _checked(
-                        decode_offsets_record(message.key or b"", message.value, where),
-                        problems,
-                        message.offset,
-                    )
+                    yield message.key or b"", message.value, where, message.offset
         remaining -= {tp for tp in remaining if consumer.position(tp) >= ends[tp]}
         if progress:
             progress(read, total)
         if remaining and idle_polls >= max_idle_polls:
-            problems.add(
+            report(
                 source,
                 read,
                 f"stopped before the end offsets: no records for partitions "

@@ -22,6 +22,7 @@ from .consumer import (
     java_string_key,
 )
 from .coordinator_records import (  # KIP-848 era __consumer_offsets records (issue 15)
+    OFFSETS_TOPIC,
     RECORD_TYPES,
     CoordinatorRecord,
     decode_coordinator_record,
@@ -95,6 +96,7 @@ __all__ = [
     "MemberMetadata",
     "OffsetCommitKey",
     "OffsetCommitValue",
+    "OFFSETS_TOPIC",
     "RECORD_TYPES",
     "RequestHeader",
     "ResponseHeader",
