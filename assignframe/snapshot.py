@@ -36,6 +36,7 @@ from .model import (
 )
 
 __all__ = [
+    "GROUP_TYPES",
     "SNAPSHOT_SCHEMA",
     "GroupSnapshot",
     "MalformedSnapshot",
@@ -79,6 +80,10 @@ class GroupSnapshot:
     :param notes: what was inferred or missing, one sentence each
     :param leader: the leader's member id, when known
     :param wire: member_id -> the bytes the member's subscription/assignment were read from
+    :param group_type: ``"classic"`` (JoinGroup/SyncGroup: ``protocol`` is the client strategy the
+        group elected, ``generation`` the generation) or ``"consumer"`` (KIP-848: ``protocol`` is
+        the server assignor, ``generation`` the group epoch, each member's ``owned_partitions``
+        what it reported owning)
     """
 
     group_id: str
@@ -91,6 +96,7 @@ class GroupSnapshot:
     notes: tuple[str, ...] = ()
     leader: str | None = None
     wire: Mapping[str, MemberWire] = field(default_factory=dict, repr=False, compare=False)
+    group_type: str = "classic"
 
     def subscription(self) -> GroupSubscription:
         """The leader's view of this generation (the input a strategy would get)."""
@@ -197,6 +203,7 @@ def snapshot_to_dict(snapshot: GroupSnapshot) -> dict[str, Any]:
     """The snapshot as a JSON-ready dict (the JSON-lines form; docs/decode.md lists every key)."""
     result: dict[str, Any] = {
         "schema": SNAPSHOT_SCHEMA,
+        "group_type": snapshot.group_type,
         "group_id": snapshot.group_id,
         "generation": snapshot.generation,
         "protocol": snapshot.protocol,
@@ -277,7 +284,20 @@ def read_snapshot(raw: Mapping[str, Any] | str) -> GroupSnapshot:
         notes=tuple(_merge_notes(given_notes, notes + cluster_notes)),
         leader=row.get("leader") if isinstance(row.get("leader"), str) else None,
         wire=sent,
+        group_type=_group_type(row.get("group_type")),
     )
+
+
+#: The kinds of group a snapshot can hold (see :class:`GroupSnapshot`).
+GROUP_TYPES = ("classic", "consumer")
+
+
+def _group_type(value: Any) -> str:
+    if value is None:
+        return "classic"  # files written before the consumer protocol was read
+    if value not in GROUP_TYPES:
+        raise MalformedSnapshot(f"group_type {value!r} is not one of {', '.join(GROUP_TYPES)}")
+    return str(value)
 
 
 def _merge_notes(given: Any, found: list[str]) -> list[str]:

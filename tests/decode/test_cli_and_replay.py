@@ -13,6 +13,7 @@ from .conftest import CAPTURES
 
 SNAPSHOT_KEYS = {
     "schema",
+    "group_type",
     "source",
     "group_id",
     "generation",
