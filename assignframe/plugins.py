@@ -38,6 +38,7 @@ from .model import (
     TopicPartition,
 )
 from .registry import PluginSource, StrategyRegistry
+from .server_assignor import ServerAssignor
 from .strategy import Strategy
 from .validation import check_group_assignment
 
@@ -293,6 +294,27 @@ class PluginManager:
                 protocols=tuple(p.value for p in entry.protocols),
             )
             for entry in self.registry.entries()
+        )
+
+    def server_assignor(self, name: str, **options: Any) -> ServerAssignor:
+        """A new instance of the server assignor ``name`` (``uniform`` or ``server:uniform``).
+
+        :raises UnknownStrategyError: no installed server assignor has that name
+        """
+        return self.registry.get_server(name).cls(**options)  # type: ignore[return-value]
+
+    def server_assignor_info(self) -> tuple[StrategyInfo, ...]:
+        """Qualified name, class, distribution and version of every installed server assignor."""
+        return tuple(
+            StrategyInfo(
+                name=entry.name,
+                class_path=entry.class_path,
+                plugin=entry.source.plugin,
+                distribution=entry.source.distribution,
+                version=entry.source.version,
+                protocols=tuple(getattr(entry.cls, "group_types", ())),
+            )
+            for entry in self.registry.server_entries()
         )
 
     def describe(self, strategy: Strategy) -> str:

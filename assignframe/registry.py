@@ -3,6 +3,11 @@
 Each class names itself with its ``name`` attribute. A bad class or a name claimed twice fails
 loudly and names the classes and the distributions involved (hatch's ``ClassRegister``): an
 assignor that silently shadows another changes who owns which partition.
+
+KIP-848 server assignors (:class:`~assignframe.server_assignor.ServerAssignor` subclasses) go
+through the same ``add`` but live in their own namespace, under ``server:<name>``: the client
+``range`` and the broker's ``range`` never collide. :meth:`StrategyRegistry.names` and
+:meth:`~StrategyRegistry.get` see client strategies only; ``server_*`` methods see the others.
 """
 
 from __future__ import annotations
@@ -10,9 +15,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import DuplicateStrategyError, InvalidStrategyError, UnknownStrategyError
 from .model import RebalanceProtocol
+from .server_assignor import ServerAssignor, server_name
 from .strategy import Strategy
 
 __all__ = ["PluginSource", "RegisteredStrategy", "StrategyRegistry"]
@@ -42,7 +49,7 @@ class RegisteredStrategy:
     """One registered strategy class and the plugin that registered it."""
 
     name: str
-    cls: type[Strategy]
+    cls: type[Strategy] | type[ServerAssignor]
     source: PluginSource
 
     @property
@@ -51,7 +58,7 @@ class RegisteredStrategy:
 
     @property
     def protocols(self) -> tuple[RebalanceProtocol, ...]:
-        return tuple(self.cls.protocols)
+        return tuple(getattr(self.cls, "protocols", ()))
 
     def describe(self) -> str:
         return f"{self.class_path} from {self.source}"
@@ -62,6 +69,7 @@ class StrategyRegistry:
 
     def __init__(self) -> None:
         self._entries: dict[str, RegisteredStrategy] = {}
+        self._server_entries: dict[str, RegisteredStrategy] = {}
         self._source = PluginSource("<unknown>")
 
     @contextlib.contextmanager
@@ -74,26 +82,39 @@ class StrategyRegistry:
             self._source = previous
 
     def add(self, cls: object) -> None:
-        """Register a :class:`~assignframe.strategy.Strategy` subclass under its ``name``.
+        """Register a :class:`~assignframe.strategy.Strategy` subclass under its ``name``, or a
+        :class:`~assignframe.server_assignor.ServerAssignor` subclass under ``server:<name>``.
 
-        :raises InvalidStrategyError: ``cls`` is not a concrete Strategy subclass with a name
+        :raises InvalidStrategyError: ``cls`` is not a concrete Strategy (or ServerAssignor)
+            subclass with a name
         :raises DuplicateStrategyError: another class already claimed that name
         """
-        strategy_cls = self._checked_class(cls)
-        entry = RegisteredStrategy(strategy_cls.name, strategy_cls, self._source)
-        existing = self._entries.get(entry.name)
-        if existing is not None and existing.cls is not strategy_cls:
+        if isinstance(cls, type) and issubclass(cls, ServerAssignor):
+            self._add_to(self._server_entries, self._checked_class(cls, ServerAssignor), True)
+            return
+        self._add_to(self._entries, self._checked_class(cls, Strategy), False)
+
+    def _add_to(
+        self,
+        entries: dict[str, RegisteredStrategy],
+        cls: type[Strategy] | type[ServerAssignor],
+        server: bool,
+    ) -> None:
+        name = cls.qualified_name() if server else cls.name  # type: ignore[union-attr]
+        entry = RegisteredStrategy(name, cls, self._source)
+        existing = entries.get(entry.name)
+        if existing is not None and existing.cls is not cls:
             raise DuplicateStrategyError(
                 f"strategy name {entry.name!r} is registered twice: by {existing.describe()} "
                 f"and by {entry.describe()}; uninstall one of the distributions"
             )
-        self._entries[entry.name] = entry
+        entries[entry.name] = entry
 
-    def _checked_class(self, cls: object) -> type[Strategy]:
-        if not (isinstance(cls, type) and issubclass(cls, Strategy)):
+    def _checked_class(self, cls: object, base: type[Any] = Strategy) -> Any:
+        if not (isinstance(cls, type) and issubclass(cls, base)):
             raise InvalidStrategyError(
                 f"{self._source} registered {cls!r}, which is not a subclass of "
-                "assignframe.Strategy"
+                f"assignframe.{base.__name__}"
             )
         described = f"{cls.__module__}.{cls.__qualname__} registered by {self._source}"
         name = getattr(cls, "name", None)
@@ -126,6 +147,28 @@ class StrategyRegistry:
 
     def entries(self) -> tuple[RegisteredStrategy, ...]:
         return tuple(self._entries[name] for name in self.names())
+
+    def get_server(self, name: str) -> RegisteredStrategy:
+        """The server assignor ``name`` (``uniform`` or ``server:uniform``).
+
+        :raises UnknownStrategyError: none registered that name (lists what is installed)
+        """
+        try:
+            return self._server_entries[server_name(name)]
+        except KeyError:
+            installed = ", ".join(self.server_names()) or (
+                "none (is any assignframe-server-* plugin installed?)"
+            )
+            raise UnknownStrategyError(
+                f"unknown server assignor {name!r}; installed server assignors: {installed}"
+            ) from None
+
+    def server_names(self) -> tuple[str, ...]:
+        """Qualified names (``server:<name>``) of every registered server assignor, sorted."""
+        return tuple(sorted(self._server_entries))
+
+    def server_entries(self) -> tuple[RegisteredStrategy, ...]:
+        return tuple(self._server_entries[name] for name in self.server_names())
 
     def __contains__(self, name: object) -> bool:
         return name in self._entries

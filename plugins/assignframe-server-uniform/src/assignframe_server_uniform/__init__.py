@@ -1,0 +1,40 @@
+"""``server:uniform``: the broker's default KIP-848 assignor (Kafka's ``UniformAssignor``).
+
+Sticky and balanced: members keep what they hold while the balance allows it. Homogeneous groups
+(every member subscribed to the same topics) are balanced to within one partition;
+heterogeneous groups stop after 16 balancing passes and may stay "almost balanced". Not
+rack-aware. Reproduces Java (JDK 17) partition for partition, tie-breaks included.
+"""
+
+from __future__ import annotations
+
+from assignframe import (
+    HOMOGENEOUS,
+    ServerAssignment,
+    ServerAssignor,
+    ServerGroupSpec,
+    hookimpl,
+)
+
+from ._heterogeneous import assign_heterogeneous
+from ._homogeneous import assign_homogeneous, topic_order
+
+__all__ = ["UniformAssignor", "topic_order"]
+
+
+class UniformAssignor(ServerAssignor):
+    """Kafka's group-coordinator ``UniformAssignor`` (name ``uniform``), JDK 17 orders."""
+
+    name = "uniform"
+
+    def assign(self, group: ServerGroupSpec) -> ServerAssignment:
+        if not group.members:
+            return ServerAssignment({})
+        if group.subscription_type == HOMOGENEOUS:
+            return ServerAssignment(assign_homogeneous(group))
+        return ServerAssignment(assign_heterogeneous(group))
+
+
+@hookimpl
+def register_strategies(registry):
+    registry.add(UniformAssignor)
