@@ -76,10 +76,13 @@ class MemberBalancer:
         return member
 
     def exclude_most_loaded(self) -> None:
-        """Swap the member last returned by :meth:`next_most_loaded` out of the most loaded range."""
+        """Swap the member :meth:`next_most_loaded` returned last out of the most loaded range."""
         members = self.members
         position = self.next_most + 1
-        members[position], members[self.most_end - 1] = members[self.most_end - 1], members[position]
+        members[position], members[self.most_end - 1] = (
+            members[self.most_end - 1],
+            members[position],
+        )
         self.most_end -= 1
 
     def is_balanced(self) -> bool:

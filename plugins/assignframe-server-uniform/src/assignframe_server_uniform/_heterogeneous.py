@@ -126,7 +126,7 @@ class _Builder:
 
 
 def assign_heterogeneous(group: ServerGroupSpec) -> dict[str, dict[Uuid, list[int]]]:
-    """Member id -> topic id -> partitions (empty when no member subscribes to an existing topic)."""
+    """Member id -> topic id -> partitions (empty when nobody subscribes to an existing topic)."""
     builder = _Builder(group)
     if not builder.subscribers:
         return {}

@@ -1,0 +1,65 @@
+"""``server:range``: the broker's KIP-848 ``RangeAssignor`` (not the client's ``range``).
+
+Per topic, the topic's subscribers are sorted (static members first by instance id, then the
+others by member id, as Java compares strings) and each takes a contiguous range: ``n // M``
+partitions, one more for the first ``n % M``. It recomputes from scratch every time: it is NOT
+sticky (the current assignment is ignored), and it is not rack-aware.
+"""
+
+from __future__ import annotations
+
+from assignframe import HOMOGENEOUS, ServerAssignment, ServerAssignor, ServerGroupSpec, hookimpl
+from assignframe.javaorder import Uuid, member_sort_key
+
+__all__ = ["RangeAssignor", "assign_ranges"]
+
+
+def _sorted_members(group: ServerGroupSpec) -> list[str]:
+    members = group.members
+    return sorted(
+        members,
+        key=lambda m: (member_sort_key(m, members[m].instance_id), member_sort_key(m, None)),
+    )
+
+
+def _topic_subscribers(group: ServerGroupSpec, ordered: list[str]) -> dict[Uuid, list[str]]:
+    """Each subscribed, existing topic with its subscribers in sorted order."""
+    if group.subscription_type == HOMOGENEOUS:
+        return {t: ordered for t in group.subscribed_topic_ids(ordered[0])}
+    subscribers: dict[Uuid, list[str]] = {}
+    for member_id in ordered:
+        for topic_id in group.subscribed_topic_ids(member_id):
+            subscribers.setdefault(topic_id, []).append(member_id)
+    return subscribers
+
+
+def assign_ranges(group: ServerGroupSpec) -> dict[str, dict[Uuid, range]]:
+    """Member id -> topic id -> its contiguous range; every member present (maybe empty)."""
+    result: dict[str, dict[Uuid, range]] = {m: {} for m in group.members}
+    if not group.members:
+        return result
+    ordered = _sorted_members(group)
+    for topic_id, subscribers in _topic_subscribers(group, ordered).items():
+        quota, extra = divmod(group.num_partitions(topic_id), len(subscribers))
+        start = 0
+        for index, member_id in enumerate(subscribers):
+            count = quota + 1 if index < extra else quota
+            if count == 0:
+                break  # members past the end get nothing
+            result[member_id][topic_id] = range(start, start + count)
+            start += count
+    return result
+
+
+class RangeAssignor(ServerAssignor):
+    """Kafka's group-coordinator ``RangeAssignor`` (name ``range``)."""
+
+    name = "range"
+
+    def assign(self, group: ServerGroupSpec) -> ServerAssignment:
+        return ServerAssignment(assign_ranges(group))
+
+
+@hookimpl
+def register_strategies(registry):
+    registry.add(RangeAssignor)
