@@ -301,7 +301,7 @@ class PluginManager:
 
         :raises UnknownStrategyError: no installed server assignor has that name
         """
-        return self.registry.get_server(name).cls(**options)  # type: ignore[return-value]
+        return self.registry.get_server(name).cls(**options)
 
     def server_assignor_info(self) -> tuple[StrategyInfo, ...]:
         """Qualified name, class, distribution and version of every installed server assignor."""
@@ -312,7 +312,7 @@ class PluginManager:
                 plugin=entry.source.plugin,
                 distribution=entry.source.distribution,
                 version=entry.source.version,
-                protocols=tuple(getattr(entry.cls, "group_types", ())),
+                protocols=entry.group_types,
             )
             for entry in self.registry.server_entries()
         )

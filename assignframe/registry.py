@@ -22,7 +22,7 @@ from .model import RebalanceProtocol
 from .server_assignor import ServerAssignor, server_name
 from .strategy import Strategy
 
-__all__ = ["PluginSource", "RegisteredStrategy", "StrategyRegistry"]
+__all__ = ["PluginSource", "RegisteredServerAssignor", "RegisteredStrategy", "StrategyRegistry"]
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class RegisteredStrategy:
     """One registered strategy class and the plugin that registered it."""
 
     name: str
-    cls: type[Strategy] | type[ServerAssignor]
+    cls: type[Strategy]
     source: PluginSource
 
     @property
@@ -58,7 +58,27 @@ class RegisteredStrategy:
 
     @property
     def protocols(self) -> tuple[RebalanceProtocol, ...]:
-        return tuple(getattr(self.cls, "protocols", ()))
+        return tuple(self.cls.protocols)
+
+    def describe(self) -> str:
+        return f"{self.class_path} from {self.source}"
+
+
+@dataclass(frozen=True)
+class RegisteredServerAssignor:
+    """One registered server assignor class (``name`` is qualified: ``server:uniform``)."""
+
+    name: str
+    cls: type[ServerAssignor]
+    source: PluginSource
+
+    @property
+    def class_path(self) -> str:
+        return f"{self.cls.__module__}.{self.cls.__qualname__}"
+
+    @property
+    def group_types(self) -> tuple[str, ...]:
+        return tuple(self.cls.group_types)
 
     def describe(self) -> str:
         return f"{self.class_path} from {self.source}"
@@ -69,7 +89,7 @@ class StrategyRegistry:
 
     def __init__(self) -> None:
         self._entries: dict[str, RegisteredStrategy] = {}
-        self._server_entries: dict[str, RegisteredStrategy] = {}
+        self._server_entries: dict[str, RegisteredServerAssignor] = {}
         self._source = PluginSource("<unknown>")
 
     @contextlib.contextmanager
@@ -90,20 +110,23 @@ class StrategyRegistry:
         :raises DuplicateStrategyError: another class already claimed that name
         """
         if isinstance(cls, type) and issubclass(cls, ServerAssignor):
-            self._add_to(self._server_entries, self._checked_class(cls, ServerAssignor), True)
+            server_cls = self._checked_class(cls, ServerAssignor)
+            self._claim(
+                self._server_entries,
+                RegisteredServerAssignor(server_cls.qualified_name(), server_cls, self._source),
+            )
             return
-        self._add_to(self._entries, self._checked_class(cls, Strategy), False)
+        strategy_cls = self._checked_class(cls, Strategy)
+        self._claim(
+            self._entries, RegisteredStrategy(strategy_cls.name, strategy_cls, self._source)
+        )
 
-    def _add_to(
-        self,
-        entries: dict[str, RegisteredStrategy],
-        cls: type[Strategy] | type[ServerAssignor],
-        server: bool,
+    @staticmethod
+    def _claim(
+        entries: dict[str, Any], entry: RegisteredStrategy | RegisteredServerAssignor
     ) -> None:
-        name = cls.qualified_name() if server else cls.name  # type: ignore[union-attr]
-        entry = RegisteredStrategy(name, cls, self._source)
         existing = entries.get(entry.name)
-        if existing is not None and existing.cls is not cls:
+        if existing is not None and existing.cls is not entry.cls:
             raise DuplicateStrategyError(
                 f"strategy name {entry.name!r} is registered twice: by {existing.describe()} "
                 f"and by {entry.describe()}; uninstall one of the distributions"
@@ -120,8 +143,9 @@ class StrategyRegistry:
         name = getattr(cls, "name", None)
         if not isinstance(name, str) or not name.strip():
             raise InvalidStrategyError(f"{described} needs a non-empty str `name`, got {name!r}")
-        if getattr(cls, "__abstractmethods__", None):
-            missing = ", ".join(sorted(cls.__abstractmethods__))
+        abstract = getattr(cls, "__abstractmethods__", None)
+        if abstract:
+            missing = ", ".join(sorted(abstract))
             raise InvalidStrategyError(f"{described} does not implement {missing}")
         return cls
 
@@ -148,7 +172,7 @@ class StrategyRegistry:
     def entries(self) -> tuple[RegisteredStrategy, ...]:
         return tuple(self._entries[name] for name in self.names())
 
-    def get_server(self, name: str) -> RegisteredStrategy:
+    def get_server(self, name: str) -> RegisteredServerAssignor:
         """The server assignor ``name`` (``uniform`` or ``server:uniform``).
 
         :raises UnknownStrategyError: none registered that name (lists what is installed)
@@ -167,7 +191,7 @@ class StrategyRegistry:
         """Qualified names (``server:<name>``) of every registered server assignor, sorted."""
         return tuple(sorted(self._server_entries))
 
-    def server_entries(self) -> tuple[RegisteredStrategy, ...]:
+    def server_entries(self) -> tuple[RegisteredServerAssignor, ...]:
         return tuple(self._server_entries[name] for name in self.server_names())
 
     def __contains__(self, name: object) -> bool:

@@ -134,6 +134,25 @@ class ServerReplay:
     def mismatched_rounds(self) -> tuple[int, ...]:
         return tuple(r.round.index for r in self.rounds if r.matches_java is False)
 
+    def as_dict(self) -> dict[str, Any]:
+        """The ``assignframe replay --json`` line of this scenario."""
+        return {
+            "id": self.scenario_id,
+            "assignor": self.assignor,
+            "matches_java": self.matches_java,
+            "rounds": [
+                {
+                    "round": r.round.index,
+                    "event": r.round.event,
+                    "subscription_type": r.round.spec.subscription_type,
+                    "matches_java": r.matches_java,
+                    "result": r.result,
+                    "metrics": r.metrics(),
+                }
+                for r in self.rounds
+            ],
+        }
+
 
 # -- reading --------------------------------------------------------------------------------------
 
@@ -195,7 +214,8 @@ def server_rounds(scenario: Mapping[str, Any]) -> Iterator[ServerRound]:
     """
     where = str(scenario.get("id", "<scenario>"))
     rounds = scenario.get("rounds")
-    _expect(isinstance(rounds, list) and rounds, where, "rounds", "expected a non-empty list")
+    if not (isinstance(rounds, list) and rounds):
+        raise ScenarioError(f"{where}: rounds: expected a non-empty list")
     topics_value = scenario.get("topics")
     group_type = str(scenario.get("group_type"))
     names: dict[Uuid, str] = {}
@@ -309,7 +329,11 @@ def _is_int(value: Any) -> bool:
 
 
 def replay_server_scenario(scenario: Mapping[str, Any], assignor: ServerAssignor) -> ServerReplay:
-    """Run ``assignor`` on every round of ``scenario``; compare with Java where recorded."""
+    """Run ``assignor`` on every round of ``scenario``; compare with Java where recorded.
+
+    Java's ``result`` is only comparable when ``assignor`` is the scenario's own (its
+    ``assignor`` field); another one answers "what would that assignor have done".
+    """
     results = []
     for round_ in server_rounds(scenario):
         assignment = assignor.assign(round_.spec)

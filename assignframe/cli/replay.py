@@ -1,21 +1,27 @@
-"""``assignframe replay FILE``: play recorded scenarios (golden ``assign.jsonl`` format)."""
+"""``assignframe replay FILE``: play recorded scenarios (golden ``assign.jsonl`` format).
+
+KIP-848 server-assignor scenarios (``golden/kip848/assign.jsonl``) are detected and replayed by
+:mod:`assignframe.server_replay`; everything else goes through the group runner.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import IO, Any
 
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn
 from rich.table import Table
 
-from ..plugins import get_plugin_manager
+from ..plugins import PluginManager, get_plugin_manager
 from ..replay import Replay, replay_scenario
 from ..runner import DEFAULT_MAX_FOLLOWUPS
 from ..scenario import read_scenarios
+from ..server_replay import open_scenarios
 from ._common import add_strategy_arguments, compact_partitions, console, parse_options, print_json
+from ._server_replay import run_server
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,7 +42,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     pm = get_plugin_manager()
     options = parse_options(args.option)
-    for scenario in _with_progress(read_scenarios(args.file)):
+    is_server, stream = open_scenarios(args.file)
+    with stream:
+        if is_server:
+            return run_server(args, pm, options, stream)
+        return _run_classic(args, pm, options, stream)
+
+
+def _run_classic(
+    args: argparse.Namespace, pm: PluginManager, options: dict[str, Any], stream: IO[str]
+) -> int:
+    for scenario in _with_progress(read_scenarios(stream)):
         replay = replay_scenario(
             scenario, args.strategy, pm, options=options, max_followups=args.max_followups
         )
