@@ -18,10 +18,10 @@ from assignframe import (
 )
 from assignframe.server_assignor import SHARE_GROUP
 
-from ._heterogeneous import assign_heterogeneous
+from ._heterogeneous import assign_heterogeneous, topic_subscribers
 from ._homogeneous import assign_homogeneous
 
-__all__ = ["SimpleAssignor"]
+__all__ = ["SimpleAssignor", "topic_subscribers"]
 
 
 class SimpleAssignor(ServerAssignor):

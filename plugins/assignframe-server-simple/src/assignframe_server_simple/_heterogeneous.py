@@ -20,7 +20,7 @@ from assignframe.server_assignor import ServerGroupSpec
 
 from ._common import MemberAssignments, assign_remaining, deep_copy, desired_counts, desired_sharing
 
-__all__ = ["assign_heterogeneous"]
+__all__ = ["assign_heterogeneous", "topic_subscribers"]
 
 
 def _uuid_hash(topic_id: Uuid) -> int:
@@ -113,20 +113,27 @@ class _TopicBuilder:
         return len(held) >= self.desired[member]
 
 
-def assign_heterogeneous(group: ServerGroupSpec) -> dict[str, dict[Uuid, list[int]]]:
-    """Member id -> topic id -> partitions (empty when nobody subscribes to an existing topic)."""
-    member_ids = group.member_ids()
+def topic_subscribers(group: ServerGroupSpec) -> dict[Uuid, list[int]]:
+    """Each subscribed topic (in the order of Java's ``HashSet<Uuid>`` filled member by member)
+    with its subscribers' numbers, ascending."""
     topics: JavaHashSet[Uuid] = JavaHashSet(_uuid_hash)
     subscribers: dict[Uuid, list[int]] = {}
-    for index, member_id in enumerate(member_ids):
+    for index, member_id in enumerate(group.member_ids()):
         for topic_id in group.subscribed_topic_ids(member_id):
             topics.add(topic_id)
             subscribers.setdefault(topic_id, []).append(index)
-    if not len(topics):
+    return {topic_id: subscribers[topic_id] for topic_id in topics.keys()}
+
+
+def assign_heterogeneous(group: ServerGroupSpec) -> dict[str, dict[Uuid, list[int]]]:
+    """Member id -> topic id -> partitions (empty when nobody subscribes to an existing topic)."""
+    member_ids = group.member_ids()
+    subscribers = topic_subscribers(group)
+    if not subscribers:
         return {}
     current = [group.members[m].current for m in member_ids]
     new: MemberAssignments = {}
-    for topic_id in topics.keys():
+    for topic_id in subscribers:
         targets = [
             p
             for p in range(group.num_partitions(topic_id))
