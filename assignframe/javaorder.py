@@ -32,8 +32,7 @@ from __future__ import annotations
 import base64
 import functools
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from .model import GroupSubscription, Member
 
@@ -101,12 +100,13 @@ def _signed64(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
-@dataclass(frozen=True, order=True)
-class Uuid:
+class Uuid(NamedTuple):
     """Kafka's ``org.apache.kafka.common.Uuid``: 16 bytes as two SIGNED 64-bit halves.
 
     Ordering is ``Uuid.compareTo`` (``msb`` then ``lsb``, signed, so ids whose first byte is
     0x80 or more sort first); ``str()`` is ``Uuid.toString()`` (URL-safe base64, no padding).
+    A named tuple: assignors key dicts by topic id constantly, and a tuple's hash, equality and
+    ordering run in C (the tuple order is exactly Java's signed ``compareTo``).
 
     :param msb: bytes 0-7, big-endian, signed
     :param lsb: bytes 8-15, big-endian, signed
@@ -144,14 +144,13 @@ class Uuid:
         return cls.from_bytes(raw)
 
     def to_bytes(self) -> bytes:
-        return (self.msb & (1 << 64) - 1).to_bytes(8, "big") + (self.lsb & (1 << 64) - 1).to_bytes(
-            8, "big"
-        )
+        mask = (1 << 64) - 1
+        return (self.msb & mask).to_bytes(8, "big") + (self.lsb & mask).to_bytes(8, "big")
 
     def __str__(self) -> str:
         return base64.urlsafe_b64encode(self.to_bytes()).rstrip(b"=").decode()
 
-    @functools.cached_property
+    @property
     def java_hash(self) -> int:
         """``Uuid.hashCode()`` as an unsigned 32-bit int: ``(int) (x >> 32) ^ (int) x``."""
         folded = (self.msb ^ self.lsb) & (1 << 64) - 1

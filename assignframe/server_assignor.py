@@ -44,9 +44,11 @@ and :mod:`assignframe.javaorder` has the tables for the orders an assignor build
 from __future__ import annotations
 
 import abc
+import collections
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import methodcaller
 from typing import Any, ClassVar
 
 from .javaorder import JavaHashSet, Uuid, java_hash_order, java_string_hash, java_string_key
@@ -72,6 +74,8 @@ HOMOGENEOUS = "homogeneous"
 HETEROGENEOUS = "heterogeneous"
 CONSUMER_GROUP = "consumer"
 SHARE_GROUP = "share"
+
+_consume = collections.deque(maxlen=0).extend  # runs an iterator to its end, keeping nothing
 
 #: A member's target assignment as the broker keeps it: topic id -> partitions, in map order.
 TopicAssignment = Mapping[Uuid, tuple[int, ...]]
@@ -102,6 +106,13 @@ class ServerTopic:
             raise ValueError(f"topic {self.name!r}: partitions must be an int >= 0")
 
 
+@functools.lru_cache(maxsize=4096)
+def _canonical_topics(topics: tuple[str, ...]) -> tuple[str, ...]:
+    # Sorted as Java sorts them, and one shared tuple per distinct subscription: a group of
+    # thousands of members subscribed alike then compares subscriptions by identity.
+    return tuple(sorted(set(topics), key=java_string_key))
+
+
 @dataclass(frozen=True)
 class ServerMember:
     """One member as ``GroupSpec`` shows it (``MemberSubscriptionAndAssignmentImpl``).
@@ -123,7 +134,7 @@ class ServerMember:
     rack: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "topics", tuple(sorted(set(self.topics), key=java_string_key)))
+        object.__setattr__(self, "topics", _canonical_topics(tuple(self.topics)))
         object.__setattr__(
             self, "current", tuple((topic_id, tuple(ps)) for topic_id, ps in self.current)
         )
@@ -151,6 +162,9 @@ class ServerGroupSpec:
     _topic_ids_cache: dict[tuple[str, ...], tuple[Uuid, ...]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    _sorted_ids_cache: dict[tuple[str, ...], tuple[Uuid, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "members", dict(self.members))
@@ -163,10 +177,10 @@ class ServerGroupSpec:
     def _member_order(self) -> tuple[str, ...]:
         # The coordinator puts members into a new HashMap<String, ...> in ascending id order.
         ids = list(self.members)
-        if any(max(m, default="\0") > "\ud7ff" for m in ids):
-            ids.sort(key=java_string_key)
-        else:  # below U+D800, Python's code-point order is Java's UTF-16 order
+        if "".join(ids).isascii():  # ASCII: Python's code-point order is Java's UTF-16 order
             ids.sort()
+        else:
+            ids.sort(key=java_string_key)
         return tuple(java_hash_order(ids))
 
     def member_ids(self) -> tuple[str, ...]:
@@ -176,8 +190,10 @@ class ServerGroupSpec:
     @functools.cached_property
     def subscription_type(self) -> str:
         """``homogeneous`` iff every member subscribes to the same topic names (existing or not)."""
-        subscriptions = {member.topics for member in self.members.values()}
-        return HOMOGENEOUS if len(subscriptions) <= 1 else HETEROGENEOUS
+        # Members usually share one interned tuple (ServerMember): compare objects first.
+        distinct = {id(m.topics): m.topics for m in self.members.values()}
+        same = len(distinct) <= 1 or len(set(distinct.values())) == 1
+        return HOMOGENEOUS if same else HETEROGENEOUS
 
     @functools.cached_property
     def topic_ids_by_name(self) -> dict[str, Uuid]:
@@ -197,6 +213,33 @@ class ServerGroupSpec:
             cached = tuple(by_name[name] for name in in_set_order if name in by_name)
             self._topic_ids_cache[names] = cached
         return cached
+
+    def subscribed_topics(self, member_id: str) -> tuple[Uuid, ...]:
+        """The ids of the member's existing subscribed topics in its name order (Java String
+        order), not in Java's ``HashSet`` order: cheaper, for assignors whose result does not
+        depend on that order."""
+        names = self.members[member_id].topics
+        cached = self._sorted_ids_cache.get(names)
+        if cached is None:
+            # A Uuid is a non-empty tuple: filter(None, ...) drops exactly the missing names.
+            cached = tuple(filter(None, map(self.topic_ids_by_name.get, names)))
+            self._sorted_ids_cache[names] = cached
+        return cached
+
+    def subscribers_by_topic(self, order: Sequence[str]) -> dict[Uuid, list[int]]:
+        """Each existing topic someone subscribes to, with the positions in ``order`` (member
+        ids) of its subscribers, ascending; topics in no particular order."""
+        subscribers: dict[Uuid, list[int]] = {t: [] for t in self.topics}
+        lists_of = subscribers.__getitem__
+        for position, member_id in enumerate(order):
+            # One C-level loop per member: append ``position`` to each of its topics' lists.
+            _consume(
+                map(
+                    methodcaller("append", position),
+                    map(lists_of, self.subscribed_topics(member_id)),
+                )
+            )
+        return {t: members for t, members in subscribers.items() if members}
 
     def subscribed_name_count(self, member_id: str) -> int:
         """``subscribedTopicIds().size()``: counts names of missing topics too (Java's quirk)."""
@@ -257,16 +300,27 @@ class ServerAssignment:
         object.__setattr__(
             self,
             "members",
-            {
-                member_id: {topic_id: tuple(ps) for topic_id, ps in topics.items()}
-                for member_id, topics in self.members.items()
-            },
+            {member_id: _frozen_topics(topics) for member_id, topics in self.members.items()},
         )
+
+    @classmethod
+    def adopt(cls, members: dict[str, dict[Uuid, tuple[int, ...]]]) -> ServerAssignment:
+        """Wrap ``members`` without copying it: for assignors that build it fresh, with tuples
+        of partitions (copying thousands of members would cost more than some assignments)."""
+        assignment = object.__new__(cls)
+        object.__setattr__(assignment, "members", members)
+        return assignment
 
     def partitions_of(self, member_id: str) -> tuple[tuple[Uuid, int], ...]:
         """``(topic_id, partition)`` pairs of one member (empty if the member is absent)."""
         topics = self.members.get(member_id, {})
         return tuple((topic_id, p) for topic_id, ps in topics.items() for p in ps)
+
+
+def _frozen_topics(topics: Mapping[Uuid, Iterable[int]]) -> dict[Uuid, tuple[int, ...]]:
+    if all(type(ps) is tuple for ps in topics.values()):
+        return dict(topics)  # the common case, at C speed
+    return {topic_id: tuple(ps) for topic_id, ps in topics.items()}
 
 
 class ServerAssignor(abc.ABC):

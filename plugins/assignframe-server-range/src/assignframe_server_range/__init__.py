@@ -25,17 +25,16 @@ def _sorted_members(group: ServerGroupSpec) -> list[str]:
 def _topic_subscribers(group: ServerGroupSpec, ordered: list[str]) -> dict[Uuid, list[str]]:
     """Each subscribed, existing topic with its subscribers in sorted order."""
     if group.subscription_type == HOMOGENEOUS:
-        return {t: ordered for t in group.subscribed_topic_ids(ordered[0])}
-    subscribers: dict[Uuid, list[str]] = {}
-    for member_id in ordered:
-        for topic_id in group.subscribed_topic_ids(member_id):
-            subscribers.setdefault(topic_id, []).append(member_id)
-    return subscribers
+        return {t: ordered for t in group.subscribed_topics(ordered[0])}
+    return {
+        topic_id: [ordered[i] for i in positions]
+        for topic_id, positions in group.subscribers_by_topic(ordered).items()
+    }
 
 
-def assign_ranges(group: ServerGroupSpec) -> dict[str, dict[Uuid, range]]:
+def assign_ranges(group: ServerGroupSpec) -> dict[str, dict[Uuid, tuple[int, ...]]]:
     """Member id -> topic id -> its contiguous range; every member present (maybe empty)."""
-    result: dict[str, dict[Uuid, range]] = {m: {} for m in group.members}
+    result: dict[str, dict[Uuid, tuple[int, ...]]] = {m: {} for m in group.members}
     if not group.members:
         return result
     ordered = _sorted_members(group)
@@ -46,7 +45,7 @@ def assign_ranges(group: ServerGroupSpec) -> dict[str, dict[Uuid, range]]:
             count = quota + 1 if index < extra else quota
             if count == 0:
                 break  # members past the end get nothing
-            result[member_id][topic_id] = range(start, start + count)
+            result[member_id][topic_id] = tuple(range(start, start + count))
             start += count
     return result
 
@@ -57,7 +56,7 @@ class RangeAssignor(ServerAssignor):
     name = "range"
 
     def assign(self, group: ServerGroupSpec) -> ServerAssignment:
-        return ServerAssignment(assign_ranges(group))
+        return ServerAssignment.adopt(assign_ranges(group))  # fresh dicts of tuples
 
 
 @hookimpl

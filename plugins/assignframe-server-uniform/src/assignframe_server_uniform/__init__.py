@@ -30,9 +30,10 @@ class UniformAssignor(ServerAssignor):
     def assign(self, group: ServerGroupSpec) -> ServerAssignment:
         if not group.members:
             return ServerAssignment({})
+        # The builders return fresh dicts of tuples: adopted without a copy.
         if group.subscription_type == HOMOGENEOUS:
-            return ServerAssignment(assign_homogeneous(group))
-        return ServerAssignment(assign_heterogeneous(group))
+            return ServerAssignment.adopt(assign_homogeneous(group))
+        return ServerAssignment.adopt(assign_heterogeneous(group))
 
 
 @hookimpl

@@ -35,7 +35,8 @@ class MemberBalancer:
         if not members:
             raise ValueError("cannot balance an empty subscriber list")
         sizes = self.sizes
-        self.members = sorted(members, key=lambda m: (sizes[m], m))
+        # By (size, member number): ``members`` comes in ascending number, the sort is stable.
+        self.members = sorted(members, key=sizes.__getitem__)
         count = len(self.members)
         lowest, highest = sizes[self.members[0]], sizes[self.members[-1]]
         self.least_end, self.least_level, self.next_least = 0, lowest - 1, 0

@@ -27,10 +27,8 @@ class _Builder:
         self.group = group
         self.member_ids = list(group.member_ids())
         self.sizes = [0] * len(self.member_ids)
-        self.subscribers: dict[Uuid, list[int]] = {}
-        for index, member_id in enumerate(self.member_ids):
-            for topic_id in group.subscribed_topic_ids(member_id):
-                self.subscribers.setdefault(topic_id, []).append(index)
+        subscribers = group.subscribers_by_topic(self.member_ids)  # ascending numbers
+        self.subscribers = subscribers
         self.counts = {t: group.num_partitions(t) for t in self.subscribers}
         self.owners = {t: [UNOWNED] * n for t, n in self.counts.items()}
         self.assignment: list[dict[Uuid, set[int]]] = []
@@ -125,7 +123,7 @@ class _Builder:
         self.sizes[member] += 1
 
 
-def assign_heterogeneous(group: ServerGroupSpec) -> dict[str, dict[Uuid, list[int]]]:
+def assign_heterogeneous(group: ServerGroupSpec) -> dict[str, dict[Uuid, tuple[int, ...]]]:
     """Member id -> topic id -> partitions (empty when nobody subscribes to an existing topic)."""
     builder = _Builder(group)
     if not builder.subscribers:
@@ -134,6 +132,6 @@ def assign_heterogeneous(group: ServerGroupSpec) -> dict[str, dict[Uuid, list[in
     builder.assign_unowned()
     builder.balance()
     return {
-        member_id: {t: sorted(ps) for t, ps in builder.assignment[i].items()}
+        member_id: {t: tuple(sorted(ps)) for t, ps in builder.assignment[i].items()}
         for i, member_id in enumerate(builder.member_ids)
     }

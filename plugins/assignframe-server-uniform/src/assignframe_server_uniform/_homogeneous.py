@@ -15,7 +15,7 @@ from assignframe.server_assignor import ServerGroupSpec
 
 __all__ = ["assign_homogeneous"]
 
-Assignment = dict[str, dict[Uuid, list[int]]]
+Assignment = dict[str, dict[Uuid, tuple[int, ...]]]
 
 
 def _uuid_hash(topic_id: Uuid) -> int:
@@ -82,17 +82,17 @@ def _keep_within_quota(
     subscribed: set[Uuid],
     quota: int,
     unassigned: list[tuple[Uuid, list[int]]],
-) -> tuple[dict[Uuid, list[int]], int]:
-    kept: dict[Uuid, list[int]] = {}
+) -> tuple[dict[Uuid, tuple[int, ...]], int]:
+    kept: dict[Uuid, tuple[int, ...]] = {}
     for topic_id, partitions in group.members[member_id].current:
         if topic_id not in subscribed:
             continue  # the whole topic is revoked
         if len(partitions) <= quota:
             quota -= len(partitions)
-            kept[topic_id] = list(partitions)
+            kept[topic_id] = partitions
             continue
         if quota:
-            kept[topic_id] = list(partitions[:quota])
+            kept[topic_id] = partitions[:quota]
         unassigned.append((topic_id, list(partitions[quota:])))
         quota = 0
     return kept, quota
@@ -104,13 +104,14 @@ def _hand_out(
     result: Assignment,
 ) -> None:
     """Members below quota, in order, take partitions from the front of the unassigned list."""
-    chunk, offset = 0, 0
+    chunk, offset, chunks = 0, 0, len(unassigned)
     for member_id, quota in unfilled:
         assignment = result[member_id]
-        while quota > 0 and chunk < len(unassigned):
+        while quota > 0 and chunk < chunks:
             topic_id, partitions = unassigned[chunk]
-            taken = partitions[offset : offset + quota]
-            assignment.setdefault(topic_id, []).extend(taken)
+            taken = tuple(partitions[offset : offset + quota])
+            held = assignment.get(topic_id)
+            assignment[topic_id] = taken if held is None else held + taken
             quota -= len(taken)
             offset += len(taken)
             if offset == len(partitions):
