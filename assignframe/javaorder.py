@@ -325,9 +325,25 @@ class JavaHashSet(JavaHashMap[K, None]):
         """
         keys = list(keys)
         copy = cls(hash_code, hash_set_copy_capacity(len(keys) if size is None else size))
+        if copy._capacity >= _MIN_TREEIFY_CAPACITY and len(keys) <= copy._capacity * 3 // 4:
+            copy._fill_presized(keys)  # no resize can happen: same order, less bookkeeping
+            return copy
         for key in keys:
             copy.add(key)
         return copy
+
+    def _fill_presized(self, keys: list[K]) -> None:
+        """``put`` each key into a fresh table that is large enough for all of them."""
+        mask = self._capacity - 1
+        table: list[list[K]] = [[] for _ in range(self._capacity)]
+        hashes, values, hash_code = self._hashes, self._values, self._hash_code
+        for key in keys:
+            if key not in values:
+                hashed = hashes[key] = _spread(hash_code(key))
+                values[key] = None
+                table[hashed & mask].append(key)
+        self._table = table
+        self.has_treebin = any(len(chain) > _TREEIFY_THRESHOLD for chain in table)
 
     def add(self, key: K) -> None:
         self.put(key, None)
@@ -353,7 +369,7 @@ def java_hash_order(keys_in_insertion_order: Iterable[str]) -> list[str]:
     while len(keys) > capacity * 3 // 4:
         capacity *= 2
     mask = capacity - 1
-    buckets = [_spread(java_string_hash(key)) & mask for key in keys]
+    buckets = [(h ^ (h >> 16)) & mask for h in map(java_string_hash, keys)]
     order = sorted(range(len(keys)), key=buckets.__getitem__)  # stable: insertion order in a bucket
     return [keys[i] for i in order]
 

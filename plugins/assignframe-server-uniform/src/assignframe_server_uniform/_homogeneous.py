@@ -42,11 +42,15 @@ def assign_homogeneous(group: ServerGroupSpec) -> Assignment:
     subscribed = set(topics)
     result: Assignment = {}
     unfilled: list[tuple[str, int]] = []
+    group_members = group.members
     for index, member_id in enumerate(members):
         extra = remaining > 0
         quota = minimum + 1 if extra else minimum
-        kept, quota = _keep_within_quota(group, member_id, subscribed, quota, unassigned)
-        result[member_id] = kept
+        if group_members[member_id].current:
+            kept, quota = _keep_within_quota(group, member_id, subscribed, quota, unassigned)
+            result[member_id] = kept
+        else:
+            result[member_id] = {}
         # A member that cannot fill even its minimum leaves the extra partition to a later one,
         # as long as enough members remain to take every extra.
         if quota > 0 and extra and len(members) - index > remaining:
@@ -60,7 +64,9 @@ def assign_homogeneous(group: ServerGroupSpec) -> Assignment:
     return result
 
 
-def _unheld_partitions(group: ServerGroupSpec, topics: list[Uuid]) -> list[tuple[Uuid, list[int]]]:
+def _unheld_partitions(
+    group: ServerGroupSpec, topics: list[Uuid]
+) -> list[tuple[Uuid, tuple[int, ...]]]:
     """Per topic in ``topics`` order, its partitions that no member's current assignment holds."""
     held: dict[Uuid, set[int]] = {}
     for member in group.members.values():
@@ -70,7 +76,7 @@ def _unheld_partitions(group: ServerGroupSpec, topics: list[Uuid]) -> list[tuple
     for topic_id in topics:
         count = group.num_partitions(topic_id)
         taken = held.get(topic_id)
-        free = list(range(count)) if not taken else [p for p in range(count) if p not in taken]
+        free = tuple(range(count) if not taken else (p for p in range(count) if p not in taken))
         if free:
             chunks.append((topic_id, free))
     return chunks
@@ -81,7 +87,7 @@ def _keep_within_quota(
     member_id: str,
     subscribed: set[Uuid],
     quota: int,
-    unassigned: list[tuple[Uuid, list[int]]],
+    unassigned: list[tuple[Uuid, tuple[int, ...]]],
 ) -> tuple[dict[Uuid, tuple[int, ...]], int]:
     kept: dict[Uuid, tuple[int, ...]] = {}
     for topic_id, partitions in group.members[member_id].current:
@@ -93,14 +99,14 @@ def _keep_within_quota(
             continue
         if quota:
             kept[topic_id] = partitions[:quota]
-        unassigned.append((topic_id, list(partitions[quota:])))
+        unassigned.append((topic_id, partitions[quota:]))
         quota = 0
     return kept, quota
 
 
 def _hand_out(
     unfilled: list[tuple[str, int]],
-    unassigned: list[tuple[Uuid, list[int]]],
+    unassigned: list[tuple[Uuid, tuple[int, ...]]],
     result: Assignment,
 ) -> None:
     """Members below quota, in order, take partitions from the front of the unassigned list."""
@@ -109,7 +115,7 @@ def _hand_out(
         assignment = result[member_id]
         while quota > 0 and chunk < chunks:
             topic_id, partitions = unassigned[chunk]
-            taken = tuple(partitions[offset : offset + quota])
+            taken = partitions[offset : offset + quota]  # slices of tuples are tuples
             held = assignment.get(topic_id)
             assignment[topic_id] = taken if held is None else held + taken
             quota -= len(taken)
