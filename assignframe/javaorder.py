@@ -45,6 +45,7 @@ __all__ = [
     "java_hash_order",
     "java_int_hash",
     "java_member_order",
+    "java_sorted_hash_order",
     "java_string_hash",
     "java_string_key",
     "member_sort_key",
@@ -372,6 +373,28 @@ def java_hash_order(keys_in_insertion_order: Iterable[str]) -> list[str]:
     buckets = [(h ^ (h >> 16)) & mask for h in map(java_string_hash, keys)]
     order = sorted(range(len(keys)), key=buckets.__getitem__)  # stable: insertion order in a bucket
     return [keys[i] for i in order]
+
+
+def java_sorted_hash_order(keys: Iterable[str]) -> list[str]:
+    """Iteration order of a default ``HashMap<String, ?>`` filled with ``keys`` in ascending
+    ``String.compareTo`` order (how the coordinator builds ``GroupSpec.memberIds()``).
+
+    Within a bucket that insertion order is the sorted order, so one sort by (bucket, key) gives
+    it, without sorting the keys first.
+    """
+    unique = list(dict.fromkeys(keys))
+    if len(unique) <= _MIN_TREEIFY_CAPACITY * 3 // 4:
+        return java_hash_order(sorted(unique, key=java_string_key))
+    capacity = _DEFAULT_CAPACITY
+    while len(unique) > capacity * 3 // 4:
+        capacity *= 2
+    mask = capacity - 1
+    buckets = [(h ^ (h >> 16)) & mask for h in map(java_string_hash, unique)]
+    if "".join(unique).isascii():  # ASCII: Python's string order is Java's
+        return [key for _, key in sorted(zip(buckets, unique, strict=True))]
+    return [
+        key for _, _, key in sorted(zip(buckets, map(java_string_key, unique), unique, strict=True))
+    ]
 
 
 def java_member_order(group: GroupSubscription) -> list[Member]:

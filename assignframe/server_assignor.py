@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from operator import methodcaller
 from typing import Any, ClassVar
 
-from .javaorder import JavaHashSet, Uuid, java_hash_order, java_string_hash, java_string_key
+from .javaorder import JavaHashSet, Uuid, java_sorted_hash_order, java_string_hash, java_string_key
 
 __all__ = [
     "CONSUMER_GROUP",
@@ -176,12 +176,7 @@ class ServerGroupSpec:
     @functools.cached_property
     def _member_order(self) -> tuple[str, ...]:
         # The coordinator puts members into a new HashMap<String, ...> in ascending id order.
-        ids = list(self.members)
-        if "".join(ids).isascii():  # ASCII: Python's code-point order is Java's UTF-16 order
-            ids.sort()
-        else:
-            ids.sort(key=java_string_key)
-        return tuple(java_hash_order(ids))
+        return tuple(java_sorted_hash_order(self.members))
 
     def member_ids(self) -> tuple[str, ...]:
         """``GroupSpec.memberIds()`` in Java's iteration order."""

@@ -39,6 +39,7 @@ from assignframe.javaorder import (  # noqa: E402
     assignor_helpers_capacity,
     hash_set_copy_capacity,
     java_int_hash,
+    java_sorted_hash_order,
     table_size_for,
     topic_id_partition_hash,
 )
@@ -126,3 +127,9 @@ def test_java_hash_order_agrees_with_the_table_replay(keys):
         table.add(key)
     if not table.has_treebin:
         assert java_hash_order(keys) == table.keys()
+
+
+@given(st.lists(st.text(max_size=3), unique=True, max_size=120))
+def test_sorted_hash_order_is_the_order_after_sorted_insertion(keys):
+    expected = java_hash_order(sorted(keys, key=java_string_key))
+    assert java_sorted_hash_order(reversed(keys)) == expected
