@@ -35,10 +35,12 @@ def assign_homogeneous(group: ServerGroupSpec) -> Assignment:
     topics = topic_order(group)
     if not topics:
         return {}
-    unassigned = _unheld_partitions(group, topics)
     total = sum(group.num_partitions(t) for t in topics)
     members = group.member_ids()
     minimum, remaining = divmod(total, len(members))
+    if not any(member.current for member in group.members.values()):
+        return _fresh(members, minimum, remaining, topics, group)
+    unassigned = _unheld_partitions(group, topics)
     subscribed = set(topics)
     result: Assignment = {}
     unfilled: list[tuple[str, int]] = []
@@ -61,6 +63,30 @@ def assign_homogeneous(group: ServerGroupSpec) -> Assignment:
         if extra:
             remaining -= 1
     _hand_out(unfilled, unassigned, result)
+    return result
+
+
+def _fresh(
+    members: tuple[str, ...],
+    minimum: int,
+    remaining: int,
+    topics: list[Uuid],
+    group: ServerGroupSpec,
+) -> Assignment:
+    """Nobody holds anything: what the loop above gives, without walking empty assignments.
+
+    Every member leaves its extra partition to later ones while more members remain than
+    extras, so the last ``remaining`` members in Java's order get ``minimum + 1``.
+    """
+    first_extra = len(members) - remaining
+    unfilled = [
+        (member_id, minimum + 1 if index >= first_extra else minimum)
+        for index, member_id in enumerate(members)
+        if minimum or index >= first_extra
+    ]
+    everything = [(t, tuple(range(group.num_partitions(t)))) for t in topics]
+    result: Assignment = {member_id: {} for member_id in members}
+    _hand_out(unfilled, everything, result)
     return result
 
 
@@ -111,10 +137,12 @@ def _hand_out(
 ) -> None:
     """Members below quota, in order, take partitions from the front of the unassigned list."""
     chunk, offset, chunks = 0, 0, len(unassigned)
+    if not chunks:
+        return
+    topic_id, partitions = unassigned[0]
     for member_id, quota in unfilled:
         assignment = result[member_id]
-        while quota > 0 and chunk < chunks:
-            topic_id, partitions = unassigned[chunk]
+        while quota > 0:
             taken = partitions[offset : offset + quota]  # slices of tuples are tuples
             held = assignment.get(topic_id)
             assignment[topic_id] = taken if held is None else held + taken
@@ -122,3 +150,6 @@ def _hand_out(
             offset += len(taken)
             if offset == len(partitions):
                 chunk, offset = chunk + 1, 0
+                if chunk == chunks:
+                    return
+                topic_id, partitions = unassigned[chunk]
