@@ -46,7 +46,7 @@ from __future__ import annotations
 import abc
 import collections
 import functools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import methodcaller
 from typing import Any, ClassVar
@@ -75,7 +75,8 @@ HETEROGENEOUS = "heterogeneous"
 CONSUMER_GROUP = "consumer"
 SHARE_GROUP = "share"
 
-_consume = collections.deque(maxlen=0).extend  # runs an iterator to its end, keeping nothing
+# Runs an iterator to its end, keeping nothing (a C-level loop).
+_consume: Callable[[Iterable[Any]], None] = collections.deque(maxlen=0).extend
 
 #: A member's target assignment as the broker keeps it: topic id -> partitions, in map order.
 TopicAssignment = Mapping[Uuid, tuple[int, ...]]
@@ -314,7 +315,7 @@ class ServerAssignment:
 
 def _frozen_topics(topics: Mapping[Uuid, Iterable[int]]) -> dict[Uuid, tuple[int, ...]]:
     if all(type(ps) is tuple for ps in topics.values()):
-        return dict(topics)  # the common case, at C speed
+        return dict(topics)  # type: ignore[arg-type]  # the common case, at C speed
     return {topic_id: tuple(ps) for topic_id, ps in topics.items()}
 
 
