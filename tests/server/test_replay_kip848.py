@@ -59,3 +59,15 @@ def test_another_server_assignor_answers_what_if(tmp_path, capsys):
     replay = json.loads(capsys.readouterr().out)
     assert replay["assignor"] == "server:uniform"
     assert all(r["metrics"]["valid"] for r in replay["rounds"])
+
+
+def test_kip848_scenarios_are_detected_on_stdin_too(capsys, monkeypatch):
+    import io
+
+    edge = next(
+        s for s in server_golden.scenarios("simple", start=__file__) if s["category"] == "edge"
+    )
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(edge) + "\n"))
+    assert main(["replay", "-", "--json"]) == 0
+    replay = json.loads(capsys.readouterr().out)
+    assert replay["id"] == edge["id"] and replay["matches_java"] is True
