@@ -400,7 +400,10 @@ class PluginManager:
         """The state a member keeps after receiving ``assignment`` (see the hook)."""
         new_state = self._call(
             "on_assignment",
-            strategy=strategy, assignment=assignment, generation=generation, state=state
+            strategy=strategy,
+            assignment=assignment,
+            generation=generation,
+            state=state,
         )
         return self._expect(MemberState, new_state, strategy, "on_assignment")
 

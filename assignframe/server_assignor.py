@@ -355,3 +355,14 @@ class ServerAssignor(abc.ABC):
         :param group: members, subscriptions, current target assignments, topic metadata
         :returns: member id -> topic id -> partitions (members may be omitted: empty)
         """
+
+    def assign_in_java_order(self, group: ServerGroupSpec) -> ServerAssignment | None:
+        """:meth:`assign`'s result with each member's topics and partitions in the iteration
+        order of the map Java's assignor returns, or None when the assignor does not model it
+        (the default).
+
+        The coordinator stores that order in the target-assignment record, and the next call's
+        tie-breaks follow it: chaining rounds exactly (``replay_server_scenario(...,
+        chain=True)``, a simulator) needs it.
+        """
+        return None

@@ -328,24 +328,27 @@ def _is_int(value: Any) -> bool:
 # -- replaying ------------------------------------------------------------------------------------
 
 
-def replay_server_scenario(scenario: Mapping[str, Any], assignor: ServerAssignor) -> ServerReplay:
+def replay_server_scenario(
+    scenario: Mapping[str, Any], assignor: ServerAssignor, chain: bool = False
+) -> ServerReplay:
     """Run ``assignor`` on every round of ``scenario``; compare with Java where recorded.
 
     Java's ``result`` is only comparable when ``assignor`` is the scenario's own (its
     ``assignor`` field); another one answers "what would that assignor have done".
+
+    :param chain: feed each round with the assignor's own previous results
+        (:func:`assignframe.server_chain.chained_rounds`) instead of the recorded ``current``
     """
-    results = []
-    for round_ in server_rounds(scenario):
-        assignment = assignor.assign(round_.spec)
-        results.append(
-            ServerRoundResult(
-                round_,
-                assignment,
-                result_pairs(round_, assignment),
-                contract_violations(round_, assignment),
-            )
-        )
-    return ServerReplay(str(scenario.get("id", "")), assignor.qualified_name(), tuple(results))
+    if chain:
+        from .server_chain import chained_rounds  # it builds on this module
+
+        played = chained_rounds(scenario, assignor)
+    else:
+        played = ((r, assignor.assign(r.spec)) for r in server_rounds(scenario))
+    results = tuple(
+        ServerRoundResult(r, a, result_pairs(r, a), contract_violations(r, a)) for r, a in played
+    )
+    return ServerReplay(str(scenario.get("id", "")), assignor.qualified_name(), results)
 
 
 def result_pairs(round_: ServerRound, assignment: ServerAssignment) -> dict[str, list[Pair]]:

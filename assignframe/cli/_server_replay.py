@@ -23,7 +23,7 @@ def run_server(
     name = getattr(stream, "name", "<stdin>")
     for scenario in read_server_scenarios(stream, name):
         assignor = pm.server_assignor(args.strategy or scenario["assignor"], **options)
-        replay = replay_server_scenario(scenario, assignor)
+        replay = replay_server_scenario(scenario, assignor, chain=args.chain)
         _count(totals, replay)
         if args.json:
             print_json(replay.as_dict())

@@ -36,6 +36,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=DEFAULT_MAX_FOLLOWUPS,
         help="follow-up rounds one rebalance may add (default %(default)s)",
     )
+    parser.add_argument(
+        "--chain",
+        action="store_true",
+        help="KIP-848 files: feed each round with the assignor's own previous results "
+        "(needs an assignor that models Java's result order, e.g. server:uniform)",
+    )
     parser.set_defaults(handler=run)
 
 

@@ -71,3 +71,39 @@ def test_kip848_scenarios_are_detected_on_stdin_too(capsys, monkeypatch):
     assert main(["replay", "-", "--json"]) == 0
     replay = json.loads(capsys.readouterr().out)
     assert replay["id"] == edge["id"] and replay["matches_java"] is True
+
+
+def test_uniform_chained_on_its_own_results_reproduces_java():
+    """Rounds fed with our own results (record round trip included) instead of the recorded
+    ``current``: Java's result in every round, and Java's next ``current`` in every round but
+    one, whose partition set Java held in a red-black tree bin (not modelled; recorded in the
+    file's ``java_treebins``)."""
+    from assignframe import get_plugin_manager, replay_server_scenario
+    from assignframe.server_replay import server_rounds
+
+    assignor = get_plugin_manager().server_assignor("server:uniform")
+    rounds, differing_currents = 0, set()
+    for scenario in server_golden.scenarios("uniform", start=__file__):
+        replay = replay_server_scenario(scenario, assignor, chain=True)
+        assert replay.matches_java, (scenario["id"], replay.mismatched_rounds)
+        for ours, recorded in zip(replay.rounds, server_rounds(scenario), strict=True):
+            rounds += 1
+            members = recorded.spec.members
+            if any(ours.round.spec.members[m].current != members[m].current for m in members):
+                differing_currents.add((scenario["id"], recorded.index))
+                assert "java_treebins" in recorded.java
+    print(
+        f"\nuniform chained: {rounds} rounds equal to Java's; currents differ: {differing_currents}"
+    )
+    assert rounds == 412
+    assert differing_currents == {("kip848-0076-uniform-hetero-large", 1)}
+
+
+def test_chaining_needs_an_assignor_that_models_javas_result_order():
+    import pytest
+
+    from assignframe import get_plugin_manager, replay_server_scenario
+
+    scenario = server_golden.scenarios("range", start=__file__)[0]
+    with pytest.raises(ValueError, match="server:range does not model Java's result order"):
+        replay_server_scenario(scenario, get_plugin_manager().server_assignor("range"), chain=True)

@@ -16,8 +16,9 @@ from assignframe import (
     hookimpl,
 )
 
-from ._heterogeneous import assign_heterogeneous
+from ._heterogeneous import assign_heterogeneous, build_heterogeneous
 from ._homogeneous import assign_homogeneous, topic_order
+from ._java_order import heterogeneous_order, homogeneous_order
 
 __all__ = ["UniformAssignor", "topic_order"]
 
@@ -34,6 +35,17 @@ class UniformAssignor(ServerAssignor):
         if group.subscription_type == HOMOGENEOUS:
             return ServerAssignment.adopt(assign_homogeneous(group))
         return ServerAssignment.adopt(assign_heterogeneous(group))
+
+    def assign_in_java_order(self, group: ServerGroupSpec) -> ServerAssignment:
+        """:meth:`assign`, each member's topics and partitions in the order of Java's map."""
+        if not group.members:
+            return ServerAssignment({})
+        if group.subscription_type == HOMOGENEOUS:
+            return ServerAssignment.adopt(homogeneous_order(group, assign_homogeneous(group)))
+        builder = build_heterogeneous(group, log=True)
+        if builder is None:
+            return ServerAssignment({})
+        return ServerAssignment.adopt(heterogeneous_order(group, builder))
 
 
 @hookimpl

@@ -16,14 +16,17 @@ from assignframe.server_assignor import ServerGroupSpec
 
 from ._balancer import MemberBalancer
 
-__all__ = ["assign_heterogeneous"]
+__all__ = ["assign_heterogeneous", "build_heterogeneous"]
 
 MAX_BALANCING_PASSES = 16
 UNOWNED = -1
 
 
 class _Builder:
-    def __init__(self, group: ServerGroupSpec) -> None:
+    """The builder's state; with ``log``, it also notes each member's map operations in order
+    (for :mod:`._java_order`): ``(True, topic, p)`` added, ``(False, topic, p)`` removed."""
+
+    def __init__(self, group: ServerGroupSpec, log: bool = False) -> None:
         self.group = group
         self.member_ids = list(group.member_ids())
         self.sizes = [0] * len(self.member_ids)
@@ -32,6 +35,10 @@ class _Builder:
         self.counts = {t: group.num_partitions(t) for t in self.subscribers}
         self.owners = {t: [UNOWNED] * n for t, n in self.counts.items()}
         self.assignment: list[dict[Uuid, set[int]]] = []
+        self.log: list[list[tuple[bool, Uuid, int]]] | None = (
+            [[] for _ in self.member_ids] if log else None
+        )
+        self.dropped_topics = [False] * len(self.member_ids)
 
     def topic_key(self, topic_id: Uuid) -> tuple[float, int, Uuid]:
         subscribers = len(self.subscribers[topic_id])
@@ -44,6 +51,7 @@ class _Builder:
             kept: dict[Uuid, set[int]] = {}
             for topic_id, partitions in group.members[member_id].current:
                 if not group.is_subscribed(member_id, topic_id):
+                    self.dropped_topics[index] = True
                     continue
                 owners = self.owners[topic_id]
                 for p in partitions:
@@ -111,6 +119,10 @@ class _Builder:
     def move(self, topic_id: Uuid, partition: int, member: int) -> None:
         owners = self.owners[topic_id]
         previous = owners[partition]
+        if self.log is not None:
+            if previous != UNOWNED:
+                self.log[previous].append((False, topic_id, partition))
+            self.log[member].append((True, topic_id, partition))
         if previous != UNOWNED:
             held = self.assignment[previous].get(topic_id)
             if held is not None:
@@ -123,14 +135,22 @@ class _Builder:
         self.sizes[member] += 1
 
 
-def assign_heterogeneous(group: ServerGroupSpec) -> dict[str, dict[Uuid, tuple[int, ...]]]:
-    """Member id -> topic id -> partitions (empty when nobody subscribes to an existing topic)."""
-    builder = _Builder(group)
+def build_heterogeneous(group: ServerGroupSpec, log: bool = False) -> _Builder | None:
+    """The finished builder (None when nobody subscribes to an existing topic)."""
+    builder = _Builder(group, log)
     if not builder.subscribers:
-        return {}
+        return None
     builder.keep_current()
     builder.assign_unowned()
     builder.balance()
+    return builder
+
+
+def assign_heterogeneous(group: ServerGroupSpec) -> dict[str, dict[Uuid, tuple[int, ...]]]:
+    """Member id -> topic id -> partitions (empty when nobody subscribes to an existing topic)."""
+    builder = build_heterogeneous(group)
+    if builder is None:
+        return {}
     return {
         member_id: {t: tuple(sorted(ps)) for t, ps in builder.assignment[i].items()}
         for i, member_id in enumerate(builder.member_ids)
