@@ -107,3 +107,25 @@ def test_chaining_needs_an_assignor_that_models_javas_result_order():
     scenario = server_golden.scenarios("range", start=__file__)[0]
     with pytest.raises(ValueError, match="server:range does not model Java's result order"):
         replay_server_scenario(scenario, get_plugin_manager().server_assignor("range"), chain=True)
+
+
+def test_simple_chained_on_its_own_results_reproduces_java():
+    """Share groups chained on our own results: Java's result and Java's next ``current`` in
+    every round (topics with no partitions left aside: the file lists them apart, unordered)."""
+    from assignframe import get_plugin_manager, replay_server_scenario
+    from assignframe.server_replay import server_rounds
+
+    def held(current):
+        return tuple((topic_id, ps) for topic_id, ps in current if ps)
+
+    assignor = get_plugin_manager().server_assignor("server:simple")
+    rounds = 0
+    for scenario in server_golden.scenarios("simple", start=__file__):
+        replay = replay_server_scenario(scenario, assignor, chain=True)
+        assert replay.matches_java, (scenario["id"], replay.mismatched_rounds)
+        for ours, recorded in zip(replay.rounds, server_rounds(scenario), strict=True):
+            rounds += 1
+            for member_id, member in recorded.spec.members.items():
+                chained = ours.round.spec.members[member_id].current
+                assert held(chained) == held(member.current), (scenario["id"], recorded.index)
+    assert rounds == 221

@@ -37,6 +37,15 @@ class SimpleAssignor(ServerAssignor):
             return ServerAssignment(assign_homogeneous(group))
         return ServerAssignment(assign_heterogeneous(group))
 
+    def assign_in_java_order(self, group: ServerGroupSpec) -> ServerAssignment:
+        """:meth:`assign`, each member's topics and partitions in the order of Java's map (the
+        builders' deep copies and edits replayed on Java-ordered tables)."""
+        if not group.members:
+            return ServerAssignment({})
+        if group.subscription_type == HOMOGENEOUS:
+            return ServerAssignment(assign_homogeneous(group, java_order=True))
+        return ServerAssignment(assign_heterogeneous(group, java_order=True))
+
 
 @hookimpl
 def register_strategies(registry):

@@ -6,14 +6,20 @@ import math
 from collections.abc import Callable, Hashable, Iterator
 from typing import TypeVar
 
-from assignframe.javaorder import JavaHashMap, JavaHashSet, Uuid
+from assignframe.javaorder import JavaHashMap, JavaHashSet, Uuid, java_int_hash
 
-__all__ = ["MemberAssignments", "assign_remaining", "desired_counts", "desired_sharing"]
+__all__ = [
+    "MemberAssignments",
+    "MemberEdits",
+    "assign_remaining",
+    "desired_counts",
+    "desired_sharing",
+]
 
 K = TypeVar("K", bound=Hashable)
 
-#: Member number -> topic id -> partitions: the ``newGroupAssignment`` copies being edited.
-MemberAssignments = dict[int, dict[Uuid, set[int]]]
+#: Member number -> the ``newGroupAssignment`` copy being edited.
+MemberAssignments = dict[int, "MemberEdits"]
 
 
 def desired_sharing(members: int, partitions: int) -> int:
@@ -27,9 +33,55 @@ def desired_counts(members: int, partitions: int) -> list[int]:
     return [math.ceil(precise * (k + 1)) - math.ceil(precise * k) for k in range(members)]
 
 
-def deep_copy(current: tuple[tuple[Uuid, tuple[int, ...]], ...]) -> dict[Uuid, set[int]]:
-    """``AssignorHelpers.deepCopyAssignment`` (only the contents matter here)."""
-    return {topic_id: set(partitions) for topic_id, partitions in current}
+def _uuid_hash(topic_id: Uuid) -> int:
+    return topic_id.java_hash
+
+
+class MemberEdits:
+    """A member's ``newGroupAssignment``: ``AssignorHelpers.deepCopyAssignment`` of its current
+    map, then the builder's edits, which are logged so that :meth:`java_order` can replay them
+    on Java-ordered tables (a removed partition leaves its topic in the map, as in Java)."""
+
+    __slots__ = ("current", "log", "topics")
+
+    def __init__(self, current: tuple[tuple[Uuid, tuple[int, ...]], ...]) -> None:
+        self.current = current
+        self.topics: dict[Uuid, set[int]] = {t: set(partitions) for t, partitions in current}
+        self.log: list[tuple[str, Uuid, int]] = []
+
+    def drop_topic(self, topic_id: Uuid) -> None:
+        self.topics.pop(topic_id, None)
+        self.log.append(("drop", topic_id, -1))
+
+    def remove(self, topic_id: Uuid, partition: int) -> bool:
+        held = self.topics.get(topic_id)
+        if held is None or partition not in held:
+            return False
+        held.discard(partition)
+        self.log.append(("remove", topic_id, partition))
+        return True
+
+    def add(self, topic_id: Uuid, partition: int) -> None:
+        self.topics.setdefault(topic_id, set()).add(partition)
+        self.log.append(("add", topic_id, partition))
+
+    def java_order(self) -> dict[Uuid, tuple[int, ...]]:
+        """The map Java returns, topics and partitions in its iteration order."""
+        copy: JavaHashMap[Uuid, JavaHashSet[int]] = JavaHashMap(_uuid_hash, len(self.current))
+        for topic_id, partitions in self.current:
+            copy.put(topic_id, JavaHashSet.copy_of(partitions, java_int_hash))
+        for edit, topic_id, partition in self.log:
+            if edit == "drop":
+                copy.remove(topic_id)
+            elif edit == "remove":
+                copy[topic_id].remove(partition)
+            else:
+                copy.compute_if_absent(topic_id, _new_int_set).add(partition)
+        return {topic_id: tuple(held.keys()) for topic_id, held in copy.items()}
+
+
+def _new_int_set(_topic_id: Uuid) -> JavaHashSet[int]:
+    return JavaHashSet(java_int_hash)
 
 
 class _UnfilledMembers:

@@ -18,7 +18,13 @@ from assignframe.javaorder import (
 )
 from assignframe.server_assignor import ServerGroupSpec
 
-from ._common import MemberAssignments, assign_remaining, deep_copy, desired_counts, desired_sharing
+from ._common import (
+    MemberAssignments,
+    MemberEdits,
+    assign_remaining,
+    desired_counts,
+    desired_sharing,
+)
 
 __all__ = ["assign_heterogeneous", "topic_subscribers"]
 
@@ -58,9 +64,9 @@ class _TopicBuilder:
         for k, want in enumerate(desired_counts(len(subscribers), len(targets))):
             self.desired[subscribers[k]] = want
 
-    def _new_of(self, member: int) -> dict[Uuid, set[int]]:
+    def _new_of(self, member: int) -> MemberEdits:
         if member not in self.new:
-            self.new[member] = deep_copy(self.current[member])
+            self.new[member] = MemberEdits(self.current[member])
         return self.new[member]
 
     def build(self) -> None:
@@ -89,7 +95,7 @@ class _TopicBuilder:
                     break
                 self.by_partition[p].remove(member)
                 held.remove(p)
-                self._new_of(member)[self.topic_id].discard(p)
+                self._new_of(member).remove(self.topic_id, p)
 
     def revoke_overshared(self) -> None:
         for p, owners in self.by_partition.items():
@@ -97,9 +103,7 @@ class _TopicBuilder:
             if count <= self.sharing:
                 continue
             for member in owners.keys():
-                held = self._new_of(member).get(self.topic_id)
-                if held is not None and p in held:
-                    held.discard(p)
+                if self._new_of(member).remove(self.topic_id, p):
                     count -= 1
                     owners.remove(member)
                     self.by_member[member].remove(p)
@@ -107,7 +111,7 @@ class _TopicBuilder:
                     break
 
     def _give(self, member: int, partition: int) -> bool:
-        self._new_of(member).setdefault(self.topic_id, set()).add(partition)
+        self._new_of(member).add(self.topic_id, partition)
         held = self.by_member.compute_if_absent(member, _int_set)
         held.add(partition)
         return len(held) >= self.desired[member]
@@ -125,8 +129,11 @@ def topic_subscribers(group: ServerGroupSpec) -> dict[Uuid, list[int]]:
     return {topic_id: subscribers[topic_id] for topic_id in topics.keys()}
 
 
-def assign_heterogeneous(group: ServerGroupSpec) -> dict[str, dict[Uuid, list[int]]]:
-    """Member id -> topic id -> partitions (empty when nobody subscribes to an existing topic)."""
+def assign_heterogeneous(
+    group: ServerGroupSpec, java_order: bool = False
+) -> dict[str, dict[Uuid, tuple[int, ...]]]:
+    """Member id -> topic id -> partitions (empty when nobody subscribes to an existing topic);
+    with ``java_order``, each member's map in Java's iteration order."""
     member_ids = group.member_ids()
     subscribers = topic_subscribers(group)
     if not subscribers:
@@ -140,7 +147,13 @@ def assign_heterogeneous(group: ServerGroupSpec) -> dict[str, dict[Uuid, list[in
             if group.is_partition_assignable(topic_id, p)
         ]
         _TopicBuilder(topic_id, targets, subscribers[topic_id], current, new).build()
-    return {
-        member_id: {t: sorted(ps) for t, ps in (new[i] if i in new else dict(current[i])).items()}
-        for i, member_id in enumerate(member_ids)
-    }
+    out = {}
+    for i, member_id in enumerate(member_ids):
+        edits = new.get(i)
+        if edits is None:
+            out[member_id] = dict(current[i])
+        elif java_order:
+            out[member_id] = edits.java_order()
+        else:
+            out[member_id] = {t: tuple(sorted(ps)) for t, ps in edits.topics.items()}
+    return out

@@ -21,7 +21,13 @@ from assignframe.javaorder import (
 )
 from assignframe.server_assignor import ServerGroupSpec
 
-from ._common import MemberAssignments, assign_remaining, deep_copy, desired_counts, desired_sharing
+from ._common import (
+    MemberAssignments,
+    MemberEdits,
+    assign_remaining,
+    desired_counts,
+    desired_sharing,
+)
 
 __all__ = ["assign_homogeneous"]
 
@@ -52,9 +58,9 @@ class _Builder:
         self.unfilled: set[int] = set()
         self.overfilled: set[int] = set()
 
-    def _new_of(self, member: int) -> dict[Uuid, set[int]]:
+    def _new_of(self, member: int) -> MemberEdits:
         if member not in self.new:
-            self.new[member] = deep_copy(self.current[member])
+            self.new[member] = MemberEdits(self.current[member])
         return self.new[member]
 
     def _held_by(self, member: int) -> JavaHashSet[TopicIdPartition]:
@@ -69,7 +75,7 @@ class _Builder:
             held = 0
             for topic_id, partitions in current:
                 if not self.group.is_subscribed(self.first, topic_id):
-                    self._new_of(member).pop(topic_id, None)
+                    self._new_of(member).drop_topic(topic_id)
                     continue
                 for p in partitions:
                     held += 1
@@ -90,9 +96,7 @@ class _Builder:
                 continue
             topic_id, p = partition
             for member in owners.keys():
-                held = self._new_of(member).get(topic_id)
-                if held is not None and p in held:
-                    held.discard(p)
+                if self._new_of(member).remove(topic_id, p):
                     count -= 1
                     owners.remove(member)
                     self.by_member[member].remove(partition)
@@ -108,7 +112,7 @@ class _Builder:
             for partition in held.keys():
                 self.by_partition[partition].remove(member)
                 held.remove(partition)
-                self._new_of(member)[partition[0]].discard(partition[1])
+                self._new_of(member).remove(*partition)
                 if len(held) == self.desired[member]:
                     break
         # Trimmed to their target, they no longer count as over-filled when over-shared
@@ -122,28 +126,32 @@ class _Builder:
         assign_remaining(self.by_partition, self.unfilled, self.sharing, self._give)
 
     def _give(self, member: int, partition: TopicIdPartition) -> bool:
-        self._new_of(member).setdefault(partition[0], set()).add(partition[1])
+        self._new_of(member).add(*partition)
         held = self._held_by(member)
         held.add(partition)
         return len(held) >= self.desired[member]
 
-    def result(self) -> dict[str, dict[Uuid, list[int]]]:
-        return {
-            member_id: {
-                t: sorted(ps)
-                for t, ps in (
-                    self.new[i].items() if i in self.new else dict(self.current[i]).items()
-                )
-            }
-            for i, member_id in enumerate(self.member_ids)
-        }
+    def result(self, java_order: bool = False) -> dict[str, dict[Uuid, tuple[int, ...]]]:
+        """Member id -> topic id -> partitions; with ``java_order``, in Java's map order."""
+        out = {}
+        for i, member_id in enumerate(self.member_ids):
+            edits = self.new.get(i)
+            if edits is None:
+                out[member_id] = dict(self.current[i])
+            elif java_order:
+                out[member_id] = edits.java_order()
+            else:
+                out[member_id] = {t: tuple(sorted(ps)) for t, ps in edits.topics.items()}
+        return out
 
 
 def _int_set(_key: object) -> JavaHashSet[int]:
     return JavaHashSet(java_int_hash)
 
 
-def assign_homogeneous(group: ServerGroupSpec) -> dict[str, dict[Uuid, list[int]]]:
+def assign_homogeneous(
+    group: ServerGroupSpec, java_order: bool = False
+) -> dict[str, dict[Uuid, tuple[int, ...]]]:
     """Member id -> topic id -> partitions (empty when the first member's topics do not exist)."""
     builder = _Builder(group)
     if not builder.topics:
@@ -152,4 +160,4 @@ def assign_homogeneous(group: ServerGroupSpec) -> dict[str, dict[Uuid, list[int]
     builder.revoke_overfilled()
     builder.revoke_overshared()
     builder.assign_rest()
-    return builder.result()
+    return builder.result(java_order)
