@@ -23,3 +23,25 @@ def test_a_changed_target_is_read_back_like_a_record():
 
 def test_an_emptied_member_gets_an_empty_map():
     assert target_after(((A, (0,)),), {}) == ()
+
+
+def test_chaining_needs_an_assignor_that_models_javas_result_order():
+    import pytest
+
+    from assignframe import ServerAssignment, ServerAssignor
+    from assignframe.server_chain import chained_rounds
+
+    class Unordered(ServerAssignor):
+        name = "unordered"
+
+        def assign(self, group):
+            return ServerAssignment({})
+
+    scenario = {
+        "id": "s",
+        "group_type": "consumer",
+        "topics": {"a": {"id": "AAECAwQFBgcICQoLDA0ODw", "partitions": 1}},
+        "rounds": [{"members": {"m": {"topics": ["a"], "current": []}}}],
+    }
+    with pytest.raises(ValueError, match="server:unordered does not model Java's result order"):
+        list(chained_rounds(scenario, Unordered()))

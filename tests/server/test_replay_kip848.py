@@ -99,14 +99,22 @@ def test_uniform_chained_on_its_own_results_reproduces_java():
     assert differing_currents == {("kip848-0076-uniform-hetero-large", 1)}
 
 
-def test_chaining_needs_an_assignor_that_models_javas_result_order():
-    import pytest
-
+def test_range_chained_on_its_own_results_reproduces_java():
+    """range ignores ``current``, but its result-map order still becomes the next ``current``."""
     from assignframe import get_plugin_manager, replay_server_scenario
+    from assignframe.server_replay import server_rounds
 
-    scenario = server_golden.scenarios("range", start=__file__)[0]
-    with pytest.raises(ValueError, match="server:range does not model Java's result order"):
-        replay_server_scenario(scenario, get_plugin_manager().server_assignor("range"), chain=True)
+    assignor = get_plugin_manager().server_assignor("server:range")
+    rounds = 0
+    for scenario in server_golden.scenarios("range", start=__file__):
+        replay = replay_server_scenario(scenario, assignor, chain=True)
+        assert replay.matches_java, (scenario["id"], replay.mismatched_rounds)
+        for ours, recorded in zip(replay.rounds, server_rounds(scenario), strict=True):
+            rounds += 1
+            for member_id, member in recorded.spec.members.items():
+                chained = ours.round.spec.members[member_id].current
+                assert chained == member.current, (scenario["id"], recorded.index, member_id)
+    assert rounds == 279
 
 
 def test_simple_chained_on_its_own_results_reproduces_java():

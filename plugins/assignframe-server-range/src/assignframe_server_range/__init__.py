@@ -9,7 +9,7 @@ sticky (the current assignment is ignored), and it is not rack-aware.
 from __future__ import annotations
 
 from assignframe import HOMOGENEOUS, ServerAssignment, ServerAssignor, ServerGroupSpec, hookimpl
-from assignframe.javaorder import Uuid, member_sort_key
+from assignframe.javaorder import JavaHashMap, Uuid, member_sort_key
 
 __all__ = ["RangeAssignor", "assign_ranges"]
 
@@ -50,6 +50,34 @@ def assign_ranges(group: ServerGroupSpec) -> dict[str, dict[Uuid, tuple[int, ...
     return result
 
 
+def _uuid_hash(topic_id: Uuid) -> int:
+    return topic_id.java_hash
+
+
+def java_ordered(
+    group: ServerGroupSpec, result: dict[str, dict[Uuid, tuple[int, ...]]]
+) -> dict[str, dict[Uuid, tuple[int, ...]]]:
+    """Each member's map in the order Java's builds it: ``new HashMap<>((int) (n / 0.75f) + 1)``
+    filled with ``put`` in the order of the subscribed topic ids (the first sorted member's in a
+    homogeneous group, with ``n`` its existing topics; the member's own otherwise, with ``n`` its
+    subscribed names, missing topics included); a range iterates in ascending order."""
+    if not group.members:
+        return {}
+    homogeneous = group.subscription_type == HOMOGENEOUS
+    first = _sorted_members(group)[0]
+    ordered = {}
+    for member_id, topics in result.items():
+        source = first if homogeneous else member_id
+        ids = group.subscribed_topic_ids(source)
+        size = len(ids) if homogeneous else group.subscribed_name_count(source)
+        table: JavaHashMap[Uuid, tuple[int, ...]] = JavaHashMap(_uuid_hash, size * 4 // 3 + 1)
+        for topic_id in ids:
+            if topic_id in topics:
+                table.put(topic_id, topics[topic_id])
+        ordered[member_id] = dict(table.items())
+    return ordered
+
+
 class RangeAssignor(ServerAssignor):
     """Kafka's group-coordinator ``RangeAssignor`` (name ``range``)."""
 
@@ -57,6 +85,10 @@ class RangeAssignor(ServerAssignor):
 
     def assign(self, group: ServerGroupSpec) -> ServerAssignment:
         return ServerAssignment.adopt(assign_ranges(group))  # fresh dicts of tuples
+
+    def assign_in_java_order(self, group: ServerGroupSpec) -> ServerAssignment:
+        """:meth:`assign`, each member's topics in the iteration order of Java's map."""
+        return ServerAssignment.adopt(java_ordered(group, assign_ranges(group)))
 
 
 @hookimpl
