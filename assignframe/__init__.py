@@ -41,6 +41,18 @@ from .registry import StrategyRegistry
 from .replay import Replay, ReplayStep, replay_scenario
 from .runner import Consumer, GroupRunner, Rebalance, RoundResult
 from .scenario import read_scenarios
+from .server_assignor import (
+    HETEROGENEOUS,
+    HOMOGENEOUS,
+    ServerAssignment,
+    ServerAssignor,
+    ServerGroupSpec,
+    ServerMember,
+    ServerTopic,
+    Uuid,
+    server_name,
+)
+from .server_replay import ServerReplay, replay_server_scenario
 from .strategy import Strategy
 
 #: Decorator for hook implementations: ``@hookimpl def register_strategies(registry): ...``
@@ -61,6 +73,8 @@ __all__ = [
     "GroupAssignment",
     "GroupRunner",
     "GroupSubscription",
+    "HETEROGENEOUS",
+    "HOMOGENEOUS",
     "InconsistentGroupProtocolError",
     "InvalidAssignmentError",
     "InvalidStrategyError",
@@ -76,6 +90,12 @@ __all__ = [
     "RoundMetrics",
     "RoundResult",
     "ScenarioError",
+    "ServerAssignment",
+    "ServerAssignor",
+    "ServerGroupSpec",
+    "ServerMember",
+    "ServerReplay",
+    "ServerTopic",
     "Strategy",
     "StrategyRegistry",
     "StrategyResultError",
@@ -83,6 +103,7 @@ __all__ = [
     "TopicPartition",
     "UnknownStrategyError",
     "UserDataError",
+    "Uuid",
     "Validity",
     "__version__",
     "balance_score",
@@ -90,6 +111,8 @@ __all__ = [
     "hookimpl",
     "read_scenarios",
     "replay_scenario",
+    "replay_server_scenario",
     "round_metrics",
+    "server_name",
     "validate_assignment",
 ]

@@ -147,7 +147,6 @@ def lag_source(
     """
 
 
-
 @_hookspec(firstresult=True)
 def assign(strategy: Strategy, group: GroupSubscription) -> GroupAssignment | None:
     """Compute the group's assignment (the leader's call).

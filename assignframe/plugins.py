@@ -39,6 +39,7 @@ from .model import (
     TopicPartition,
 )
 from .registry import PluginSource, StrategyRegistry
+from .server_assignor import ServerAssignor
 from .strategy import Strategy
 from .validation import check_group_assignment
 
@@ -264,6 +265,27 @@ class PluginManager:
             for entry in self.registry.entries()
         )
 
+    def server_assignor(self, name: str, **options: Any) -> ServerAssignor:
+        """A new instance of the server assignor ``name`` (``uniform`` or ``server:uniform``).
+
+        :raises UnknownStrategyError: no installed server assignor has that name
+        """
+        return self.registry.get_server(name).cls(**options)
+
+    def server_assignor_info(self) -> tuple[StrategyInfo, ...]:
+        """Qualified name, class, distribution and version of every installed server assignor."""
+        return tuple(
+            StrategyInfo(
+                name=entry.name,
+                class_path=entry.class_path,
+                plugin=entry.source.plugin,
+                distribution=entry.source.distribution,
+                version=entry.source.version,
+                protocols=entry.group_types,
+            )
+            for entry in self.registry.server_entries()
+        )
+
     def describe(self, strategy: Strategy) -> str:
         """``'name' (class from plugin, distribution)`` for error messages."""
         name = getattr(strategy, "name", "?")
@@ -347,7 +369,10 @@ class PluginManager:
         """The state a member keeps after receiving ``assignment`` (see the hook)."""
         new_state = self._call(
             "on_assignment",
-            strategy=strategy, assignment=assignment, generation=generation, state=state
+            strategy=strategy,
+            assignment=assignment,
+            generation=generation,
+            state=state,
         )
         return self._expect(MemberState, new_state, strategy, "on_assignment")
 

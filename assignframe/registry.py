@@ -3,6 +3,11 @@
 Each class names itself with its ``name`` attribute. A bad class or a name claimed twice fails
 loudly and names the classes and the distributions involved (hatch's ``ClassRegister``): an
 assignor that silently shadows another changes who owns which partition.
+
+KIP-848 server assignors (:class:`~assignframe.server_assignor.ServerAssignor` subclasses) go
+through the same ``add`` but live in their own namespace, under ``server:<name>``: the client
+``range`` and the broker's ``range`` never collide. :meth:`StrategyRegistry.names` and
+:meth:`~StrategyRegistry.get` see client strategies only; ``server_*`` methods see the others.
 """
 
 from __future__ import annotations
@@ -10,12 +15,14 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import DuplicateStrategyError, InvalidStrategyError, UnknownStrategyError
 from .model import RebalanceProtocol
+from .server_assignor import ServerAssignor, server_name
 from .strategy import Strategy
 
-__all__ = ["PluginSource", "RegisteredStrategy", "StrategyRegistry"]
+__all__ = ["PluginSource", "RegisteredServerAssignor", "RegisteredStrategy", "StrategyRegistry"]
 
 
 @dataclass(frozen=True)
@@ -57,11 +64,32 @@ class RegisteredStrategy:
         return f"{self.class_path} from {self.source}"
 
 
+@dataclass(frozen=True)
+class RegisteredServerAssignor:
+    """One registered server assignor class (``name`` is qualified: ``server:uniform``)."""
+
+    name: str
+    cls: type[ServerAssignor]
+    source: PluginSource
+
+    @property
+    def class_path(self) -> str:
+        return f"{self.cls.__module__}.{self.cls.__qualname__}"
+
+    @property
+    def group_types(self) -> tuple[str, ...]:
+        return tuple(self.cls.group_types)
+
+    def describe(self) -> str:
+        return f"{self.class_path} from {self.source}"
+
+
 class StrategyRegistry:
     """Strategy classes by name; plugins call :meth:`add` from ``register_strategies``."""
 
     def __init__(self) -> None:
         self._entries: dict[str, RegisteredStrategy] = {}
+        self._server_entries: dict[str, RegisteredServerAssignor] = {}
         self._source = PluginSource("<unknown>")
 
     @contextlib.contextmanager
@@ -74,33 +102,50 @@ class StrategyRegistry:
             self._source = previous
 
     def add(self, cls: object) -> None:
-        """Register a :class:`~assignframe.strategy.Strategy` subclass under its ``name``.
+        """Register a :class:`~assignframe.strategy.Strategy` subclass under its ``name``, or a
+        :class:`~assignframe.server_assignor.ServerAssignor` subclass under ``server:<name>``.
 
-        :raises InvalidStrategyError: ``cls`` is not a concrete Strategy subclass with a name
+        :raises InvalidStrategyError: ``cls`` is not a concrete Strategy (or ServerAssignor)
+            subclass with a name
         :raises DuplicateStrategyError: another class already claimed that name
         """
-        strategy_cls = self._checked_class(cls)
-        entry = RegisteredStrategy(strategy_cls.name, strategy_cls, self._source)
-        existing = self._entries.get(entry.name)
-        if existing is not None and existing.cls is not strategy_cls:
+        if isinstance(cls, type) and issubclass(cls, ServerAssignor):
+            server_cls = self._checked_class(cls, ServerAssignor)
+            self._claim(
+                self._server_entries,
+                RegisteredServerAssignor(server_cls.qualified_name(), server_cls, self._source),
+            )
+            return
+        strategy_cls = self._checked_class(cls, Strategy)
+        self._claim(
+            self._entries, RegisteredStrategy(strategy_cls.name, strategy_cls, self._source)
+        )
+
+    @staticmethod
+    def _claim(
+        entries: dict[str, Any], entry: RegisteredStrategy | RegisteredServerAssignor
+    ) -> None:
+        existing = entries.get(entry.name)
+        if existing is not None and existing.cls is not entry.cls:
             raise DuplicateStrategyError(
                 f"strategy name {entry.name!r} is registered twice: by {existing.describe()} "
                 f"and by {entry.describe()}; uninstall one of the distributions"
             )
-        self._entries[entry.name] = entry
+        entries[entry.name] = entry
 
-    def _checked_class(self, cls: object) -> type[Strategy]:
-        if not (isinstance(cls, type) and issubclass(cls, Strategy)):
+    def _checked_class(self, cls: object, base: type[Any] = Strategy) -> Any:
+        if not (isinstance(cls, type) and issubclass(cls, base)):
             raise InvalidStrategyError(
                 f"{self._source} registered {cls!r}, which is not a subclass of "
-                "assignframe.Strategy"
+                f"assignframe.{base.__name__}"
             )
         described = f"{cls.__module__}.{cls.__qualname__} registered by {self._source}"
         name = getattr(cls, "name", None)
         if not isinstance(name, str) or not name.strip():
             raise InvalidStrategyError(f"{described} needs a non-empty str `name`, got {name!r}")
-        if getattr(cls, "__abstractmethods__", None):
-            missing = ", ".join(sorted(cls.__abstractmethods__))
+        abstract = getattr(cls, "__abstractmethods__", None)
+        if abstract:
+            missing = ", ".join(sorted(abstract))
             raise InvalidStrategyError(f"{described} does not implement {missing}")
         return cls
 
@@ -126,6 +171,28 @@ class StrategyRegistry:
 
     def entries(self) -> tuple[RegisteredStrategy, ...]:
         return tuple(self._entries[name] for name in self.names())
+
+    def get_server(self, name: str) -> RegisteredServerAssignor:
+        """The server assignor ``name`` (``uniform`` or ``server:uniform``).
+
+        :raises UnknownStrategyError: none registered that name (lists what is installed)
+        """
+        try:
+            return self._server_entries[server_name(name)]
+        except KeyError:
+            installed = ", ".join(self.server_names()) or (
+                "none (is any assignframe-server-* plugin installed?)"
+            )
+            raise UnknownStrategyError(
+                f"unknown server assignor {name!r}; installed server assignors: {installed}"
+            ) from None
+
+    def server_names(self) -> tuple[str, ...]:
+        """Qualified names (``server:<name>``) of every registered server assignor, sorted."""
+        return tuple(sorted(self._server_entries))
+
+    def server_entries(self) -> tuple[RegisteredServerAssignor, ...]:
+        return tuple(self._server_entries[name] for name in self.server_names())
 
     def __contains__(self, name: object) -> bool:
         return name in self._entries

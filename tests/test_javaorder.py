@@ -28,3 +28,108 @@ def test_java_hash_order_is_bucket_order_then_insertion_order():
 @given(st.lists(st.text(max_size=6), unique=True, max_size=40))
 def test_java_hash_order_is_a_permutation(keys):
     assert sorted(java_hash_order(keys)) == sorted(keys)
+
+
+# -- Uuid, hash codes, HashMap emulation (the KIP-848 server assignors' tie-breaks) -------------
+
+from assignframe.javaorder import (  # noqa: E402
+    JavaHashMap,
+    JavaHashSet,
+    Uuid,
+    assignor_helpers_capacity,
+    hash_set_copy_capacity,
+    java_int_hash,
+    java_sorted_hash_order,
+    table_size_for,
+    topic_id_partition_hash,
+)
+
+
+def test_uuid_string_form_round_trips_and_rejects_garbage():
+    raw = bytes(range(16))
+    uuid = Uuid.from_bytes(raw)
+    assert uuid.to_bytes() == raw
+    assert str(uuid) == "AAECAwQFBgcICQoLDA0ODw"  # base64url, no padding, 22 characters
+    assert Uuid.from_string(str(uuid)) == uuid
+    for bad in ("", "too-short", "A" * 23, "!" * 22, None):
+        try:
+            Uuid.from_string(bad)  # type: ignore[arg-type]
+        except ValueError:
+            continue
+        raise AssertionError(f"accepted {bad!r}")
+
+
+def test_uuid_orders_by_signed_halves_not_bytes():
+    high_bit = Uuid.from_bytes(b"\x80" + bytes(15))  # msb negative in Java
+    low = Uuid.from_bytes(b"\x01" + bytes(15))
+    assert high_bit.msb < 0 and high_bit < low  # bytewise it would be the other way round
+    assert Uuid(0, -1) < Uuid(0, 0)
+
+
+def test_uuid_and_topic_id_partition_hash_codes():
+    # Uuid.hashCode: x = msb ^ lsb; (int) (x >> 32) ^ (int) x
+    assert Uuid(1, 2).java_hash == 3
+    assert Uuid(-1, 0).java_hash == 0  # -1 ^ -1
+    assert Uuid(1 << 32, 0).java_hash == 1
+    assert topic_id_partition_hash((Uuid(1, 2), 5)) == 31 * 3 + 5
+    assert java_int_hash(-1) == 0xFFFFFFFF
+
+
+def test_table_sizes():
+    assert [table_size_for(n) for n in (0, 1, 2, 3, 16, 17)] == [1, 1, 2, 4, 16, 32]
+    assert hash_set_copy_capacity(12) == 32  # (int) (12 / .75f) + 1 = 17 -> 32 (JDK 17)
+    assert hash_set_copy_capacity(11) == 16
+    assert assignor_helpers_capacity(2) == 8  # (int) ((3 / .75f) + 1) = 5 -> 8
+
+
+def test_put_appends_and_compute_if_absent_prepends_in_a_bucket():
+    # With Integer keys in a 16-slot table, 1, 17 and 33 share bucket 1.
+    table: JavaHashMap[int, str] = JavaHashMap(java_int_hash)
+    table.put(1, "a")
+    table.put(17, "b")
+    table.compute_if_absent(33, lambda _: "c")
+    assert table.keys() == [33, 1, 17]
+    assert table.compute_if_absent(1, lambda _: "ignored") == "a"
+
+
+def test_put_doubles_after_inserting_compute_if_absent_before():
+    put: JavaHashSet[int] = JavaHashSet(java_int_hash)
+    computed: JavaHashMap[int, int] = JavaHashMap(java_int_hash)
+    for key in range(13):  # the 13th insert exceeds 0.75 * 16
+        put.add(key * 16)
+        computed.compute_if_absent(key * 16, lambda k: k)
+    assert put.keys() == sorted(put.keys(), key=lambda k: k & 31)  # already 32 buckets
+    assert computed.keys()[0] == 192  # 16 buckets still: all in bucket 0, newest first
+    computed.compute_if_absent(999, lambda k: k)  # size 13 > 12: doubles first
+    assert computed.keys()[:2] == [192, 160]  # bucket 0 of 32: multiples of 32, head first
+
+
+def test_long_chain_in_a_small_table_doubles_it():
+    table: JavaHashSet[int] = JavaHashSet(java_int_hash)
+    for key in range(0, 9 * 16, 16):  # nine keys in bucket 0 of a 16-slot table
+        table.add(key)
+    # The ninth doubled the table to 32: 0, 32, ... come first, then 16, 48, ...
+    assert table.keys() == [0, 32, 64, 96, 128, 16, 48, 80, 112]
+    assert not table.has_treebin
+
+
+def test_remove_keeps_the_order_of_the_rest():
+    table: JavaHashSet[int] = JavaHashSet.copy_of([37, 5, 21, 3], java_int_hash)
+    table.remove(5)  # 37, 5, 21 share bucket 5; 3 sits in bucket 3
+    assert table.keys() == [3, 37, 21] and len(table) == 3 and 5 not in table
+    assert table.remove(5) is None
+
+
+@given(st.lists(st.text(max_size=4), unique=True, max_size=200))
+def test_java_hash_order_agrees_with_the_table_replay(keys):
+    table: JavaHashSet[str] = JavaHashSet(java_string_hash)
+    for key in keys:
+        table.add(key)
+    if not table.has_treebin:
+        assert java_hash_order(keys) == table.keys()
+
+
+@given(st.lists(st.text(max_size=3), unique=True, max_size=120))
+def test_sorted_hash_order_is_the_order_after_sorted_insertion(keys):
+    expected = java_hash_order(sorted(keys, key=java_string_key))
+    assert java_sorted_hash_order(reversed(keys)) == expected

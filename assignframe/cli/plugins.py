@@ -1,4 +1,4 @@
-"""``assignframe plugins``: the installed strategies and where they come from."""
+"""``assignframe plugins``: installed strategies and server assignors, and where they come from."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 
 from rich.table import Table
 
-from ..plugins import get_plugin_manager
+from ..plugins import StrategyInfo, get_plugin_manager
 from ._common import console, print_json
 
 
@@ -17,9 +17,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    infos = get_plugin_manager().strategy_info()
+    pm = get_plugin_manager()
+    infos = pm.strategy_info()
+    servers = pm.server_assignor_info()
     if args.json:
-        print_json([info.as_dict() for info in infos])
+        # One array: client strategies, then server assignors ("server:<name>", kind "server").
+        print_json(
+            [info.as_dict() for info in infos]
+            + [
+                {**info.as_dict(), "kind": "server", "group_types": list(info.protocols)}
+                for info in servers
+            ]
+        )
         return 0
     table = Table(
         "strategy", "distribution", "version", "protocols", "class", title="Installed strategies"
@@ -35,4 +44,27 @@ def run(args: argparse.Namespace) -> int:
     console().print(
         table if infos else "No strategies installed (pip install assignframe-range ...)."
     )
+    if servers:
+        console().print(_server_table(servers))
     return 0
+
+
+def _server_table(servers: tuple[StrategyInfo, ...]) -> Table:
+    """KIP-848 server assignors: the broker computes the assignment with one of these."""
+    table = Table(
+        "server assignor",
+        "distribution",
+        "version",
+        "group types",
+        "class",
+        title="Installed server assignors (KIP-848, computed by the broker)",
+    )
+    for info in servers:
+        table.add_row(
+            info.name,
+            info.distribution or f"(plugin {info.plugin})",
+            info.version or "-",
+            ", ".join(info.protocols),
+            info.class_path,
+        )
+    return table

@@ -1,20 +1,25 @@
-"""``assignframe replay FILE``: play recorded scenarios (golden ``assign.jsonl`` format)."""
+"""``assignframe replay FILE``: play recorded scenarios (golden ``assign.jsonl`` format).
+
+KIP-848 server-assignor scenarios (``golden/kip848/assign.jsonl``) are detected and replayed by
+:mod:`assignframe.server_replay`; everything else goes through the group runner.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import IO, Any
 
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn
 from rich.table import Table
 
-from ..plugins import get_plugin_manager
+from ..plugins import PluginManager, get_plugin_manager
 from ..replay import Replay, replay_scenario
 from ..runner import DEFAULT_MAX_FOLLOWUPS
 from ..scenario import read_scenarios
+from ..server_replay import open_scenarios
 from ._common import (
     CommandLineError,
     add_strategy_arguments,
@@ -25,6 +30,7 @@ from ._common import (
     parse_options,
     print_json,
 )
+from ._server_replay import run_server
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,16 +45,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=DEFAULT_MAX_FOLLOWUPS,
         help="follow-up rounds one rebalance may add (default %(default)s)",
     )
+    parser.add_argument(
+        "--chain",
+        action="store_true",
+        help="KIP-848 files: feed each round with the assignor's own previous results "
+        "(needs an assignor that models Java's result order, e.g. server:uniform)",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     pm = get_plugin_manager()
     options = parse_options(args.option)
+    is_server, stream = open_scenarios(args.file)
+    with stream:
+        if is_server:
+            return run_server(args, pm, options, stream)
+        return _run_classic(args, pm, options, stream)
+
+
+def _run_classic(
+    args: argparse.Namespace, pm: PluginManager, options: dict[str, Any], stream: IO[str]
+) -> int:
     if args.strategy:
         checked_strategies(pm, [args.strategy], "--strategy")
     played = 0
-    for scenario in _with_progress(read_scenarios(args.file)):
+    for scenario in _with_progress(read_scenarios(stream)):
         if options:
             checked_options(pm, args.strategy or scenario.get("assignor") or "", options)
         played += 1

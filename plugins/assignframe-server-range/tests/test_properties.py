@@ -1,0 +1,18 @@
+"""Invariants of server:range on random fresh groups (hypothesis)."""
+
+from __future__ import annotations
+
+from assignframe_server_range import RangeAssignor
+from hypothesis import given, settings
+
+from assignframe.server_replay import ServerRound, contract_violations
+from assignframe.testing.server_groups import server_groups
+
+
+@settings(max_examples=150, deadline=None)
+@given(server_groups())
+def test_every_subscribed_partition_goes_to_exactly_one_subscriber(group):
+    result = RangeAssignor().assign(group)
+    names = {t: topic.name for t, topic in group.topics.items()}
+    assert contract_violations(ServerRound(0, "", group, names, {}), result) == ()
+    assert RangeAssignor().assign(group) == result  # deterministic

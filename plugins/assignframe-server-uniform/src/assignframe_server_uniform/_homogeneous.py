@@ -1,0 +1,155 @@
+"""``UniformHomogeneousAssignmentBuilder``: every member subscribes to the same topics.
+
+Quotas: ``T`` partitions over ``M`` members, ``T // M`` each and one more for the first
+``T % M`` members *in Java's member order* that can still use it. Each member keeps its current
+partitions up to its quota (topic groups in its current map's order, partitions in set order);
+the rest joins the unassigned list, which starts with every partition nobody holds, topic by
+topic in the order of Java's ``new HashSet<Uuid>(subscribedTopicIds())``. Members below quota
+then take partitions from the front of that list, in member order.
+"""
+
+from __future__ import annotations
+
+from assignframe.javaorder import JavaHashSet, Uuid
+from assignframe.server_assignor import ServerGroupSpec
+
+__all__ = ["assign_homogeneous"]
+
+Assignment = dict[str, dict[Uuid, tuple[int, ...]]]
+
+
+def _uuid_hash(topic_id: Uuid) -> int:
+    return topic_id.java_hash
+
+
+def topic_order(group: ServerGroupSpec) -> list[Uuid]:
+    """The builder's topic set, ``new HashSet<>(first member's subscribedTopicIds())``, in order."""
+    first = group.member_ids()[0]
+    ids = group.subscribed_topic_ids(first)
+    # c.size() of TopicIds counts subscribed names of missing topics too: it sizes the table.
+    return JavaHashSet.copy_of(ids, _uuid_hash, size=group.subscribed_name_count(first)).keys()
+
+
+def assign_homogeneous(group: ServerGroupSpec) -> Assignment:
+    """Member id -> topic id -> partitions (empty when the topics subscribed do not exist)."""
+    topics = topic_order(group)
+    if not topics:
+        return {}
+    total = sum(group.num_partitions(t) for t in topics)
+    members = group.member_ids()
+    minimum, remaining = divmod(total, len(members))
+    if not any(member.current for member in group.members.values()):
+        return _fresh(members, minimum, remaining, topics, group)
+    unassigned = _unheld_partitions(group, topics)
+    subscribed = set(topics)
+    result: Assignment = {}
+    unfilled: list[tuple[str, int]] = []
+    group_members = group.members
+    for index, member_id in enumerate(members):
+        extra = remaining > 0
+        quota = minimum + 1 if extra else minimum
+        if group_members[member_id].current:
+            kept, quota = _keep_within_quota(group, member_id, subscribed, quota, unassigned)
+            result[member_id] = kept
+        else:
+            result[member_id] = {}
+        # A member that cannot fill even its minimum leaves the extra partition to a later one,
+        # as long as enough members remain to take every extra.
+        if quota > 0 and extra and len(members) - index > remaining:
+            quota -= 1
+            extra = False
+        if quota > 0:
+            unfilled.append((member_id, quota))
+        if extra:
+            remaining -= 1
+    _hand_out(unfilled, unassigned, result)
+    return result
+
+
+def _fresh(
+    members: tuple[str, ...],
+    minimum: int,
+    remaining: int,
+    topics: list[Uuid],
+    group: ServerGroupSpec,
+) -> Assignment:
+    """Nobody holds anything: what the loop above gives, without walking empty assignments.
+
+    Every member leaves its extra partition to later ones while more members remain than
+    extras, so the last ``remaining`` members in Java's order get ``minimum + 1``.
+    """
+    first_extra = len(members) - remaining
+    unfilled = [
+        (member_id, minimum + 1 if index >= first_extra else minimum)
+        for index, member_id in enumerate(members)
+        if minimum or index >= first_extra
+    ]
+    everything = [(t, tuple(range(group.num_partitions(t)))) for t in topics]
+    result: Assignment = {member_id: {} for member_id in members}
+    _hand_out(unfilled, everything, result)
+    return result
+
+
+def _unheld_partitions(
+    group: ServerGroupSpec, topics: list[Uuid]
+) -> list[tuple[Uuid, tuple[int, ...]]]:
+    """Per topic in ``topics`` order, its partitions that no member's current assignment holds."""
+    held: dict[Uuid, set[int]] = {}
+    for member in group.members.values():
+        for topic_id, partitions in member.current:
+            held.setdefault(topic_id, set()).update(partitions)
+    chunks = []
+    for topic_id in topics:
+        count = group.num_partitions(topic_id)
+        taken = held.get(topic_id)
+        free = tuple(range(count) if not taken else (p for p in range(count) if p not in taken))
+        if free:
+            chunks.append((topic_id, free))
+    return chunks
+
+
+def _keep_within_quota(
+    group: ServerGroupSpec,
+    member_id: str,
+    subscribed: set[Uuid],
+    quota: int,
+    unassigned: list[tuple[Uuid, tuple[int, ...]]],
+) -> tuple[dict[Uuid, tuple[int, ...]], int]:
+    kept: dict[Uuid, tuple[int, ...]] = {}
+    for topic_id, partitions in group.members[member_id].current:
+        if topic_id not in subscribed:
+            continue  # the whole topic is revoked
+        if len(partitions) <= quota:
+            quota -= len(partitions)
+            kept[topic_id] = partitions
+            continue
+        if quota:
+            kept[topic_id] = partitions[:quota]
+        unassigned.append((topic_id, partitions[quota:]))
+        quota = 0
+    return kept, quota
+
+
+def _hand_out(
+    unfilled: list[tuple[str, int]],
+    unassigned: list[tuple[Uuid, tuple[int, ...]]],
+    result: Assignment,
+) -> None:
+    """Members below quota, in order, take partitions from the front of the unassigned list."""
+    chunk, offset, chunks = 0, 0, len(unassigned)
+    if not chunks:
+        return
+    topic_id, partitions = unassigned[0]
+    for member_id, quota in unfilled:
+        assignment = result[member_id]
+        while quota > 0:
+            taken = partitions[offset : offset + quota]  # slices of tuples are tuples
+            held = assignment.get(topic_id)
+            assignment[topic_id] = taken if held is None else held + taken
+            quota -= len(taken)
+            offset += len(taken)
+            if offset == len(partitions):
+                chunk, offset = chunk + 1, 0
+                if chunk == chunks:
+                    return
+                topic_id, partitions = unassigned[chunk]

@@ -1,0 +1,146 @@
+"""The server-assignor model (GroupSpec as the broker builds it) and its registry namespace."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from assignframe import (
+    GroupAssignment,
+    ServerAssignment,
+    ServerAssignor,
+    ServerGroupSpec,
+    ServerMember,
+    ServerTopic,
+    Strategy,
+    Uuid,
+    hookimpl,
+)
+from assignframe.errors import DuplicateStrategyError, InvalidStrategyError, UnknownStrategyError
+from assignframe.registry import PluginSource, StrategyRegistry
+
+T1 = Uuid(1, 1)
+T2 = Uuid(-5, 7)
+TOPICS = {T1: ServerTopic(T1, "t1", 3), T2: ServerTopic(T2, "t2", 2)}
+
+
+class Everything(ServerAssignor):
+    name = "range"  # same bare name as a client strategy: must not collide
+
+    def assign(self, group):
+        return ServerAssignment(
+            {
+                m: {t: range(group.num_partitions(t)) for t in group.subscribed_topic_ids(m)}
+                for m in group.member_ids()
+            }
+        )
+
+
+class ClientRange(Strategy):
+    name = "range"
+
+    def assign(self, group):
+        return GroupAssignment({})
+
+
+class NoAssign(ServerAssignor):
+    name = "broken"
+
+
+def spec(**members: tuple[str, ...]) -> ServerGroupSpec:
+    return ServerGroupSpec({m: ServerMember(m, topics) for m, topics in members.items()}, TOPICS)
+
+
+def test_subscription_type_counts_names_of_missing_topics():
+    assert spec(a=("t1", "t2"), b=("t2", "t1")).subscription_type == "homogeneous"
+    assert spec(a=("t1",), b=("t1", "gone")).subscription_type == "heterogeneous"
+    assert spec(a=("gone",), b=("gone",)).subscription_type == "homogeneous"
+    assert spec(a=(), b=()).subscription_type == "homogeneous"
+
+
+def test_subscribed_topic_ids_skip_missing_names_but_size_counts_them():
+    group = spec(a=("t2", "gone", "t1"))
+    assert set(group.subscribed_topic_ids("a")) == {T1, T2}
+    assert group.subscribed_name_count("a") == 3
+    assert group.is_subscribed("a", T1) and not group.is_subscribed("a", Uuid(9, 9))
+
+
+def test_member_topics_are_kept_in_java_string_order():
+    # U+1F600 is a surrogate pair (D83D DE00): Java sorts it before U+FF21.
+    assert ServerMember("m", ("Ａ", "😀", "a")).topics == ("a", "😀", "Ａ")
+
+
+def test_partition_assigned_and_assignable():
+    group = ServerGroupSpec(
+        {"a": ServerMember("a", ("t1",), ((T1, (2,)),))},
+        TOPICS,
+        unassignable=frozenset({(T1, 0)}),
+        group_type="share",
+    )
+    assert group.is_partition_assigned(T1, 2) and not group.is_partition_assigned(T1, 1)
+    assert not group.is_partition_assignable(T1, 0) and group.is_partition_assignable(T1, 1)
+    assert group.num_partitions(Uuid(3, 3)) == -1
+
+
+def test_spec_and_assignment_pickle():
+    group = spec(a=("t1",), b=("t1", "t2"))
+    assert group.member_ids()  # fill the caches first: they must pickle too
+    copy = pickle.loads(pickle.dumps(group))
+    assert copy.member_ids() == group.member_ids() and copy.members == group.members
+    result = Everything().assign(group)
+    assert pickle.loads(pickle.dumps(result)) == result
+    assert result.partitions_of("b") == ((T1, 0), (T1, 1), (T1, 2), (T2, 0), (T2, 1))
+    assert result.partitions_of("nobody") == ()
+
+
+def test_registry_keeps_server_assignors_in_their_own_namespace():
+    registry = StrategyRegistry()
+    with registry.registering_for(PluginSource("x", "dist-x", "1")):
+        registry.add(ClientRange)
+        registry.add(Everything)
+    assert registry.names() == ("range",)
+    assert registry.server_names() == ("server:range",)
+    assert registry.get("range").cls is ClientRange
+    assert registry.get_server("range").cls is Everything
+    assert registry.get_server("server:range").cls is Everything
+    assert registry.get_server("range").group_types == ("consumer",)
+
+
+def test_registry_names_both_culprits_of_a_duplicate_server_assignor():
+    class Other(Everything):
+        pass
+
+    registry = StrategyRegistry()
+    with registry.registering_for(PluginSource("x", "dist-x", "1")):
+        registry.add(Everything)
+    with registry.registering_for(PluginSource("y", "dist-y", "2")):
+        with pytest.raises(DuplicateStrategyError, match="server:range.*dist-x.*dist-y"):
+            registry.add(Other)
+
+
+def test_registry_rejects_abstract_server_assignor_and_lists_installed_ones():
+    registry = StrategyRegistry()
+    with pytest.raises(InvalidStrategyError, match="does not implement assign"):
+        registry.add(NoAssign)
+    registry.add(Everything)
+    with pytest.raises(
+        UnknownStrategyError, match="'uniform'.*installed server assignors: server:range"
+    ):
+        registry.get_server("uniform")
+    with pytest.raises(UnknownStrategyError):
+        registry.get("server:range")  # client lookups never see server assignors
+
+
+def test_plugin_manager_finds_server_assignors_through_the_hook(pm):
+    class Plugin:
+        @staticmethod
+        @hookimpl
+        def register_strategies(registry):
+            registry.add(Everything)
+
+    pm.register(Plugin(), name="server-test")
+    assert isinstance(pm.server_assignor("server:range"), Everything)
+    (info,) = pm.server_assignor_info()
+    assert info.name == "server:range" and info.protocols == ("consumer",)
+    assert "server:range" not in pm.strategy_names()
