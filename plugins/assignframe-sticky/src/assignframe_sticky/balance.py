@@ -20,7 +20,6 @@ pass makes balance-neutral moves that let classes keep more of what their member
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -187,21 +186,28 @@ def _water_fill(plan: _Plan, block: int, units: int, classes: Sequence[int]) -> 
 
 
 def _improve(plan: _Plan, topology: Topology) -> None:
-    """Move units along improving paths until no member can get closer to another's load."""
+    """Move units along improving paths until no member can get closer to another's load.
+
+    Blocking-flow style (Dinic): one breadth-first search labels the classes by their distance
+    from the classes that need units; then depth-first walks along those labels move units from
+    every class that can give until no labelled path is left, and only then is the graph
+    searched again. One search per path made mixed subscriptions (nearly every member its own
+    class) cost thousands of searches over the whole graph.
+    """
     while True:
-        found = _improving_path(plan, topology)
+        found = _lowest_improvable_level(plan, topology)
         if found is None:
             return
-        path, target, level = found
-        _apply(plan, path, target, level)
+        level, distance = found
+        _blocking_moves(plan, topology, level, distance)
 
 
-def _improving_path(plan: _Plan, topology: Topology):
-    """The best improving path ``[(class, block, next class), ...]`` or None.
+def _lowest_improvable_level(plan: _Plan, topology: Topology):
+    """The lowest load level ``t`` some member at ``t + 2`` or more can pass a unit to (through
+    a chain of classes), with the search's distances; or None.
 
-    For each load level ``t`` (lowest first), search backwards from the classes whose lightest
-    member has ``t``; a class reached whose heaviest member has ``t + 2`` or more can pass one unit
-    along the path and strictly reduce the sum of squared member loads.
+    A member at ``t`` or less receiving a unit passed down a path from a member at ``t + 2`` or
+    more strictly reduces the sum of squared member loads.
     """
     classes = [c for c in range(len(plan.sizes)) if topology.blocks_of[c]]
     levels = sorted({plan.lo(c) for c in classes})
@@ -210,58 +216,108 @@ def _improving_path(plan: _Plan, topology: Topology):
         if heaviest < level + 2:
             return None
         targets = [c for c in classes if plan.lo(c) <= level]
-        found = _search_back(plan, topology, targets, level)
-        if found is not None:
-            return (*found, level)
+        distance = _distances_back(plan, topology, targets)
+        if any(plan.hi(c) >= level + 2 for c in distance if distance[c] > 0):
+            return level, distance
     return None
 
 
-def _search_back(plan: _Plan, topology: Topology, targets: list[int], level: int):
-    """0-1 BFS backwards from ``targets``: edge A -> M (A gives M a unit of block b) costs 0
-    when A holds fresh units of b, 1 when only held units."""
-    distance = {c: 0 for c in targets}
-    step: dict[int, tuple[int, int]] = {}  # class -> (block it gives, class receiving)
-    queue = deque(targets)
-    done: set[int] = set()
-    while queue:
-        receiver = queue.popleft()
-        if receiver in done:
-            continue
-        done.add(receiver)
-        for block in topology.blocks_of[receiver]:
-            for giver in topology.subscribers[block]:
-                units = plan.x[giver].get(block, 0)
-                if giver == receiver or units <= 0:
+def _distances_back(plan: _Plan, topology: Topology, targets: list[int]) -> dict[int, int]:
+    """Breadth-first search backwards from ``targets``: class A is one step before M when A
+    holds units of a block M subscribes. Each block is opened once, by the first class
+    reaching it (not once per subscribing class: that was quadratic in the classes)."""
+    distance = dict.fromkeys(targets, 0)
+    frontier = list(targets)
+    opened: set[int] = set()
+    while frontier:
+        reached = []
+        for receiver in frontier:
+            for block in topology.blocks_of[receiver]:
+                if block in opened:
                     continue
-                cost = 0 if plan.fresh[giver].get(block, 0) > 0 else 1
-                candidate = distance[receiver] + cost
-                if candidate < distance.get(giver, candidate + 1):
-                    distance[giver] = candidate
-                    step[giver] = (block, receiver)
-                    (queue.appendleft if cost == 0 else queue.append)(giver)
-    sources = [c for c in step if plan.hi(c) >= level + 2]
-    if not sources:
-        return None
-    source = min(sources, key=lambda c: (distance[c], -plan.hi(c), c))  # fewest held moves
-    path, klass = [], source
-    while klass in step:
-        block, receiver = step[klass]
-        path.append((klass, block, receiver))
-        klass = receiver
-    return path, klass
+                opened.add(block)
+                for giver in topology.subscribers[block]:
+                    if giver not in distance and plan.x[giver].get(block, 0) > 0:
+                        distance[giver] = distance[receiver] + 1
+                        reached.append(giver)
+        frontier = reached
+    return distance
+
+
+def _blocking_moves(plan: _Plan, topology: Topology, level: int, distance: dict[int, int]):
+    """Move units along shortest paths (by ``distance``) from classes above ``level + 1`` to
+    classes below it until no such path is left. Fresh units are passed first."""
+    by_distance: dict[tuple[int, int], list[int]] = {}
+    for block in {b for c in distance for b in topology.blocks_of[c]}:
+        for klass in topology.subscribers[block]:
+            if klass in distance:
+                by_distance.setdefault((block, distance[klass]), []).append(klass)
+    dead: set[int] = set()
+    sources = [c for c in distance if distance[c] > 0 and plan.hi(c) >= level + 2]
+    sources.sort(key=lambda c: (-plan.hi(c), c))
+    for source in sources:
+        while source not in dead and _surplus(plan, source, level) > 0:
+            path = _walk(plan, topology, source, level, distance, by_distance, dead)
+            if path is None:
+                break
+            _apply(plan, path, path[-1][2], level)
+
+
+def _surplus(plan: _Plan, klass: int, level: int) -> int:
+    return plan.load[klass] - (level + 1) * plan.sizes[klass]
+
+
+def _walk(plan, topology, source, level, distance, by_distance, dead):
+    """Depth-first along decreasing distance to a class still short of ``level + 1``; classes
+    found to lead nowhere are marked dead for the rest of the phase."""
+    path: list[tuple[int, int, int]] = []
+    node = source
+    while True:
+        if distance[node] == 0:
+            if (level + 1) * plan.sizes[node] - plan.load[node] > 0:
+                return path
+            dead.add(node)
+        else:
+            hop = _next_hop(plan, topology, node, distance, by_distance, dead)
+            if hop is not None:
+                path.append((node, *hop))
+                node = hop[1]
+                continue
+            dead.add(node)
+        if not path:
+            return None
+        node = path.pop()[0]
+
+
+def _next_hop(plan, topology, giver, distance, by_distance, dead):
+    """(block, receiver) one step closer, fresh units first; None if every step is dead."""
+    want = distance[giver] - 1
+    x, fresh = plan.x[giver], plan.fresh[giver]
+    blocks = [b for b in topology.blocks_of[giver] if x.get(b, 0) > 0]
+    blocks.sort(key=lambda b: fresh.get(b, 0) <= 0)
+    for block in blocks:
+        receivers = by_distance.get((block, want))
+        while receivers and receivers[-1] in dead:
+            receivers.pop()
+        if receivers:
+            return block, receivers[-1]
+    return None
 
 
 def _apply(plan: _Plan, path: list[tuple[int, int, int]], target: int, level: int) -> None:
     """Move units along ``path``: at most what the path carries, what keeps the source's members
     at ``level + 1`` or more, and what lifts the target's members to ``level + 1``. Every unit
     moved goes from a member at ``level + 2`` or more to one at ``level`` or less (an
-    improvement), and no source is drained below the level it is filling (no churn)."""
+    improvement), and no source is drained below the level it is filling (no churn). A path
+    that earlier moves of the same search used up moves nothing."""
     capacity = min(plan.fresh[g].get(b, 0) or plan.x[g][b] for g, b, _ in path)
     source = path[0][0]
     sizes, load = plan.sizes, plan.load
     surplus = load[source] - (level + 1) * sizes[source]
     shortfall = (level + 1) * sizes[target] - load[target]
     units = min(capacity, surplus, shortfall)
+    if units <= 0:
+        return
     for giver, block, receiver in path:
         plan.take(giver, block, units)
         plan.give(receiver, block, units)

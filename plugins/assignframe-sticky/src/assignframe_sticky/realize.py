@@ -16,10 +16,11 @@ from itertools import chain, compress
 
 from .balance import Topology
 from .keep import max_keep
+from .movement import MemberPlan
 from .ownership import Ownership, PartitionIndex
 from .rack import RackInfo
 
-__all__ = ["Allocation", "allocate"]
+__all__ = ["Allocation", "allocate", "keepable"]
 
 #: Deal at most this many stride layers; the few members left after that take contiguous runs.
 _MAX_LAYERS = 32
@@ -48,8 +49,14 @@ def allocate(
     ownership: Ownership,
     index: PartitionIndex,
     rack: RackInfo,
+    member_plan: MemberPlan | None = None,
 ) -> Allocation:
-    """Turn class loads (see ``balance.plan_class_loads``) into per-member partition ids."""
+    """Turn class loads (see ``balance.plan_class_loads``) into per-member partition ids.
+
+    :param member_plan: member loads and kept counts chosen by ``movement.plan_members``
+        (``loads`` must then be its class loads); without one, each class keeps what it can
+        of its own share
+    """
     members = len(topology.class_of)
     kept: list[list[int]] = [[] for _ in range(members)]
     given: list[list[Pool]] = [[] for _ in range(members)]
@@ -58,7 +65,14 @@ def allocate(
     shares = []
     for klass in range(len(topology.members)):
         share = _keep(
-            klass, topology, loads[klass], ownership.held, index, rack, released, released_from
+            klass,
+            topology,
+            loads[klass],
+            ownership.held,
+            index,
+            rack,
+            (released, released_from),
+            member_plan,
         )
         for member, ids in share.kept.items():
             kept[member] = ids
@@ -109,34 +123,51 @@ def _split_by_block(
     return by_block
 
 
-def _keep(klass, topology, load, held, index, rack, released, released_from) -> _ClassShare:
+def _keep(klass, topology, load, held, index, rack, release, member_plan) -> _ClassShare:
     """Decide what each member of ``klass`` keeps; everything else goes to ``released``."""
+    released, released_from = release
     members = topology.members[klass]
     blocks = topology.blocks_of[klass]
-    quota = _quotas(members, sum(load.values()), {m: len(held[m]) for m in members})
+    if member_plan is not None:
+        quota = {m: member_plan.quota.get(m, 0) for m in members}
+    else:
+        quota = _quotas(members, sum(load.values()), {m: len(held[m]) for m in members})
     if not any(held[m] for m in members):  # a fresh class: nothing to keep
         return _ClassShare(quota, {m: [] for m in members}, dict.fromkeys(blocks, 0))
-    mine = {m: _split_by_block(held[m], blocks, topology, index) for m in members}
-    if rack.enabled and rack.trade_owned:
-        mine = {
-            m: _rack_local_first(m, by_block, rack, released, released_from)
-            for m, by_block in mine.items()
-        }
-    counts = max_keep(
-        quota,
-        {b: load.get(b, 0) for b in blocks},
-        {m: {b: len(ids) for b, ids in by_block.items()} for m, by_block in mine.items()},
-    )
+    mine = keepable(members, held, blocks, topology, index, rack, release)
+    if member_plan is not None:
+        counts = {m: member_plan.kept.get(m, {}) for m in members}
+    else:
+        counts = max_keep(
+            quota,
+            {b: load.get(b, 0) for b in blocks},
+            {m: {b: len(ids) for b, ids in by_block.items()} for m, by_block in mine.items()},
+        )
     kept: dict[int, list[int]] = {m: [] for m in members}
     kept_per_block = dict.fromkeys(blocks, 0)
     for member in members:
         for block, ids in mine[member].items():
-            count = counts[member][block]
+            # the plan counts every held partition; rack-aware sticky keeps only local ones
+            # outright (the others come back through the rack dealing if nobody local wants them)
+            count = min(counts[member].get(block, 0), len(ids))
             kept[member].extend(ids[:count])
             kept_per_block[block] += count
             if count < len(ids):
                 released.setdefault(block, []).extend(ids[count:])
     return _ClassShare(quota, kept, kept_per_block)
+
+
+def keepable(members, held, blocks, topology, index, rack, release=None):
+    """Per member, block -> the held ids it may keep, in claim order (rack-aware ``sticky``:
+    only rack-local ones; the others go to ``release`` when given)."""
+    mine = {m: _split_by_block(held[m], blocks, topology, index) for m in members}
+    if rack.enabled and rack.trade_owned:
+        released, released_from = release if release is not None else ({}, {})
+        mine = {
+            m: _rack_local_first(m, by_block, rack, released, released_from)
+            for m, by_block in mine.items()
+        }
+    return mine
 
 
 def _rack_local_first(member, by_block, rack, released, released_from):

@@ -24,6 +24,7 @@ from assignframe import (
 )
 
 from .balance import Topology, plan_class_loads
+from .movement import plan_members
 from .ownership import Ownership, PartitionIndex, resolve_claims
 from .rack import RackInfo
 from .realize import Allocation, allocate
@@ -63,10 +64,27 @@ def sticky_assign(
     held = _held_per_class(topology, ownership, index)
     loads = plan_class_loads(topology, held, _free_per_block(topology, held), holdings)
     racks = RackInfo(group, index, member_ids, trade_owned=not cooperative)
-    allocation = allocate(topology, loads, ownership, index, racks)
+    member_plan = None
+    if len(topology.members) > 1 and any(ownership.held):
+        # with one class, q + 1 to the biggest holders is already the most that can be kept
+        member_plan = plan_members(topology, loads, _held_counts(topology, ownership, index))
+        loads = member_plan.class_loads
+    allocation = allocate(topology, loads, ownership, index, racks, member_plan)
     if cooperative and ownership.claimant is not None:
         _withhold_claimed_elsewhere(allocation, ownership)
     return _to_group_assignment(member_ids, allocation, index.partition_objects())
+
+
+def _held_counts(topology, ownership, index) -> list[dict[int, int]]:
+    """Per member index, block -> how many partitions it holds (a valid claim to)."""
+    counts: list[dict[int, int]] = [{} for _ in topology.class_of]
+    block_of_topic, topic_index = topology.block_of_topic, index.topic_index
+    for member, ids in enumerate(ownership.held):
+        mine = counts[member]
+        for pid in ids:
+            block = block_of_topic[topic_index(pid)]
+            mine[block] = mine.get(block, 0) + 1
+    return counts
 
 
 def _subscribed_topic_indexes(sharing, members: int, position) -> list[frozenset[int]]:
