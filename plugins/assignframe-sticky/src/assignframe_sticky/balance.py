@@ -12,10 +12,10 @@ class/block graph) can bring a member's load closer to another's. Such a load ve
 least-majorized one, so it is at least as good as any other under every symmetric convex score,
 KIP-54's sum of pairwise differences included.
 
-Stickiness: units a class already holds stay put unless a path must move them; partitions nobody
-holds are spread first (water-filling), and paths prefer moving "fresh" units (given out in this
-rebalance) over held ones (0-1 breadth-first search). Balanced loads are not unique, so a last
-pass makes balance-neutral moves that let classes keep more of what their members hold.
+Stickiness here is only a good start: units a class already holds stay put unless a path must
+move them, partitions nobody holds are spread first (water-filling), and paths pass "fresh"
+units (given out in this rebalance) before held ones. Balanced loads are not unique; which of
+them keeps the most is decided exactly, per member, by ``movement.plan_members``.
 """
 
 from __future__ import annotations
@@ -134,12 +134,10 @@ def plan_class_loads(
     topology: Topology,
     held: Sequence[dict[int, int]],
     unassigned: Sequence[int],
-    holdings: Sequence[list[int]],
 ) -> list[dict[int, int]]:
     """Units of each block per class after balancing.
 
     :param held: per class, block -> partitions its members keep a valid claim to
-    :param holdings: per class, how many its members hold, largest first
     :param unassigned: per block, partitions nobody holds
     :returns: per class, block -> partitions the class ends up with
     """
@@ -153,8 +151,6 @@ def plan_class_loads(
             _water_fill(plan, block, unassigned[block], topology.subscribers[block])
     if len(sizes) > 1:
         _improve(plan, topology)
-        if any(held):
-            _reduce_shedding(plan, topology, held, holdings)
     return plan.x
 
 
@@ -321,108 +317,3 @@ def _apply(plan: _Plan, path: list[tuple[int, int, int]], target: int, level: in
     for giver, block, receiver in path:
         plan.take(giver, block, units)
         plan.give(receiver, block, units)
-
-
-def _member_shed(holdings: Sequence[int], load: int) -> int:
-    """Held units a class's members must give up at class load ``load`` (``holdings`` sorted
-    descending; the ``q + 1`` quotas go to those holding the most, as realize.py does)."""
-    base, extra = divmod(load, len(holdings))
-    return sum(max(0, h - base - (1 if i < extra else 0)) for i, h in enumerate(holdings))
-
-
-def _reduce_shedding(
-    plan: _Plan, topology: Topology, held: Sequence[dict[int, int]], holdings: Sequence[list[int]]
-) -> None:
-    """Balance-neutral moves that let classes keep more of what their members hold.
-
-    Balanced loads are not unique: a unit can go from a member at load ``h + 1`` to one at ``h``
-    and leave the multiset of loads unchanged. While some class would shed held units (its share
-    of a block, or its members' quotas, below what they hold), look for the cheapest such move
-    (a path through the class/block graph, priced in held units lost minus held units saved)
-    and make it when it saves something. Re-running after a cooperative round then reproduces
-    the loads intended for members whose new partitions were withheld, instead of revoking.
-    """
-    failed: set[int] = set()
-    while True:
-        candidates = [
-            c for c in range(len(plan.sizes)) if c not in failed and _sheds(plan, held, holdings, c)
-        ]
-        if not candidates:
-            return
-        for receiver in candidates:
-            path = _cheapest_neutral_path(plan, topology, held, holdings, receiver)
-            if path is None:
-                failed.add(receiver)
-                continue
-            for giver, via, taker in path:
-                plan.take(giver, via, 1)
-                plan.give(taker, via, 1)
-            failed.clear()
-            break
-        else:
-            return
-
-
-def _sheds(plan: _Plan, held, holdings, klass: int) -> bool:
-    """Would one more unit save ``klass`` a held unit (its members' quotas or a block share)?"""
-    load = plan.load[klass]
-    if _member_shed(holdings[klass], load + 1) < _member_shed(holdings[klass], load):
-        return True
-    return any(count > plan.x[klass].get(block, 0) for block, count in held[klass].items())
-
-
-def _cheapest_neutral_path(plan, topology, held, holdings, receiver):
-    """Bellman-Ford backwards from ``receiver``: the path whose one-unit move saves the most
-    held units while leaving the load multiset unchanged, or None if none saves any."""
-
-    def gain_cost(klass: int, block: int) -> int:
-        return -1 if plan.x[klass].get(block, 0) < held[klass].get(block, 0) else 0
-
-    def lose_cost(klass: int, block: int) -> int:
-        return 1 if plan.x[klass].get(block, 0) <= held[klass].get(block, 0) else 0
-
-    def member_cost(klass: int, delta: int) -> int:
-        load = plan.load[klass]
-        return _member_shed(holdings[klass], load + delta) - _member_shed(holdings[klass], load)
-
-    cost = {receiver: member_cost(receiver, +1)}
-    step: dict[int, tuple[int, int]] = {}
-    frontier = {receiver}
-    for _ in range(len(plan.sizes)):
-        changed = set()
-        for taker in frontier:
-            for via in topology.blocks_of[taker]:
-                for giver in topology.subscribers[via]:
-                    if giver == receiver or plan.x[giver].get(via, 0) <= 0:
-                        continue
-                    candidate = cost[taker] + gain_cost(taker, via) + lose_cost(giver, via)
-                    if candidate < cost.get(giver, candidate + 1):
-                        cost[giver], step[giver] = candidate, (via, taker)
-                        changed.add(giver)
-        if not changed:
-            break
-        frontier = changed
-    wanted = plan.lo(receiver) + 1
-    sources = [(cost[c] + member_cost(c, -1), c) for c in step if plan.hi(c) == wanted]
-    if not sources:
-        return None
-    for total, source in sorted(sources):
-        if total >= 0:
-            return None
-        path = _trace_path(step, source)
-        # negative edge costs can leave cyclic pointers: only a simple path into receiver will do
-        if path and path[-1][2] == receiver:
-            return path
-    return None
-
-
-def _trace_path(step: dict[int, tuple[int, int]], source: int) -> list[tuple[int, int, int]]:
-    path, klass, seen = [], source, {source}
-    while klass in step:
-        via, taker = step[klass]
-        if taker in seen:
-            return []
-        seen.add(taker)
-        path.append((klass, via, taker))
-        klass = taker
-    return path

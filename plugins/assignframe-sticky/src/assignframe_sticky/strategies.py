@@ -57,12 +57,8 @@ def sticky_assign(
     claims = [claim_of(group.members[m]) for m in member_ids]
     ownership = resolve_claims(index, claims, subscribed, track_claimants=cooperative)
     topology = Topology.of(subscribed, [position[t][2] for t in index.topics])
-    holdings = [
-        sorted((len(ownership.held[m]) for m in members), reverse=True)
-        for members in topology.members
-    ]
     held = _held_per_class(topology, ownership, index)
-    loads = plan_class_loads(topology, held, _free_per_block(topology, held), holdings)
+    loads = plan_class_loads(topology, held, _free_per_block(topology, held))
     racks = RackInfo(group, index, member_ids, trade_owned=not cooperative)
     member_plan = None
     if len(topology.members) > 1 and any(ownership.held):
