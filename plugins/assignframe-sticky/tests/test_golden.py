@@ -14,8 +14,9 @@ cooperative follow-ups are played. Checked per step (a recorded round and its fo
   not comparable step by step; that comparison is made on Java's inputs, below).
 
 Then, on Java's recorded inputs (the state Java's leader saw before each rebalance), every
-rebalance of every scenario: balance no worse than Java's, and at equal balance at least as
-many partitions kept; eager rounds as they are, cooperative rebalances once settled (ours with
+rebalance of every scenario: balance no worse than Java's; at equal balance no more
+partitions off-rack (racks as Java does them, KIP-881); and then at least as many kept; eager
+rounds as they are, cooperative rebalances once settled (ours with
 our follow-up, Java's with its recorded one). Where ours is strictly better is counted and
 printed in the summary.
 """
@@ -32,6 +33,7 @@ from support import (
     java_assignment,
     kept,
     leader_views,
+    rack_mismatches,
     sticky_scenarios,
 )
 
@@ -111,7 +113,7 @@ def test_eager_rounds_on_javas_inputs(scenario):
         ours, java = strategy.assign(group), java_assignment(record)
         assert check_assignment(group, ours, cooperative=False) == [], where
         claims = claims_of(group, cooperative=False)
-        _compare(where, "eager rounds on Java's inputs", ours, java, claims)
+        _compare(where, "eager rounds on Java's inputs", group, ours, java, claims)
         if check_assignment(group, java, cooperative=False):
             _count("eager rounds where Java is invalid")
 
@@ -151,7 +153,7 @@ def test_cooperative_rounds_on_javas_inputs(scenario):
         settled = strategy.assign(_after_revocations(group, ours))
         assert check_assignment(group, settled, cooperative=False) == [], f"{where}: settled"
         claims = claims_of(group, cooperative=True)
-        _compare(where, "cooperative rebalances on Java's inputs", settled, java, claims)
+        _compare(where, "cooperative rebalances on Java's inputs", group, settled, java, claims)
 
 
 def _after_revocations(group: GroupSubscription, assignment) -> GroupSubscription:
@@ -169,13 +171,19 @@ def _after_revocations(group: GroupSubscription, assignment) -> GroupSubscriptio
     return GroupSubscription(members, group.cluster, group.generation + 1)
 
 
-def _compare(where: str, total: str, ours, java, claims) -> None:
-    """Balance no worse than Java's; at equal balance, at least as many kept. Counted."""
+def _compare(where: str, total: str, group, ours, java, claims) -> None:
+    """Balance no worse than Java's; at equal balance, no more partitions off-rack (KIP-881);
+    at equal balance and rack alignment, at least as many kept. Counted."""
     balance, java_balance = _balance(ours), _balance(java)
     assert balance <= java_balance, f"{where}: balance {balance} > Java's {java_balance}"
     if balance < java_balance:
         _count(total, "balance better")
         return
+    off_rack, java_off_rack = rack_mismatches(group, ours), rack_mismatches(group, java)
+    assert off_rack <= java_off_rack, f"{where}: {off_rack} off-rack > Java's {java_off_rack}"
+    if off_rack < java_off_rack:
+        _count(total, "balance equal, fewer off-rack")
+        return
     ours_kept, java_kept = kept(ours, claims), kept(java, claims)
     assert ours_kept >= java_kept, f"{where}: kept {ours_kept} < Java's {java_kept}"
-    _count(total, "balance equal, kept more" if ours_kept > java_kept else "equal")
+    _count(total, "balance and racks equal, kept more" if ours_kept > java_kept else "equal")

@@ -1,20 +1,24 @@
-"""The fewest moves at the balance reached: an exact min-cost flow over members x blocks.
+"""Which balanced assignment: rack-aligned first, then the fewest moves; an exact min-cost flow.
 
 ``balance.plan_class_loads`` finds the balance: member loads that no chain of moves can bring
 closer together, i.e. the least-majorized ("decreasingly minimal") load vector, which is also
-the unique minimum of the sum of squared loads up to which member carries which value. Many
-assignments share it; this module picks one that keeps the most partitions with the members
-that held them, per-member counts included in the choice.
+the minimum of the sum of squared loads. Many assignments share it; this module picks, among
+all of them, one with the most partitions on a member in a rack holding a replica (KIP-881),
+then, among those, one keeping the most partitions with the members that held them.
 
-The model (see the plugin README for the argument): source -> block (its partitions) ->
-member (a *keep* arc of capacity = what the member holds in the block, cost -1, and a *free*
-arc, cost 0) -> sink (the member's load, priced by its marginal squared-load cost ``2k - 1``
-for the ``k``-th partition, scaled by ``BIG`` > every partition count). A min-cost max-flow
-first minimises the sum of squares (the balance), then maximises what is kept. Every load
-vector at that balance lies within one partition of the one found by ``balance.py`` (Frank and
-Murota, *Discrete decreasing minimization*, 2022), so each member's load is modelled on
-``[x - 1, x + 1]`` only: the first ``x - 1`` units on one arc that must fill (``FORCED``), then
-two priced unit arcs. The flow is exact: integral capacities give an integral optimum.
+Partitions are grouped: by block (topics subscribed by the same classes) and, when racks are
+used, by the racks of their replicas. The model (argued in the plugin README): source -> group
+(its partitions) -> member (a *keep* arc of capacity = what the member holds in the group, and
+a *free* arc) -> sink (the member's load). Costs, in strictly dominating tiers: the member's
+squared load (the ``k``-th partition costs ``2k - 1``, times ``BIG``); minus ``RACK`` per
+partition on a rack-local member; minus 1 per partition kept. A min-cost max-flow therefore
+minimises the squares (the balance), then maximises rack alignment, then what is kept; integral
+capacities give an integral optimum.
+
+Every load vector at that balance lies within one partition of the one ``balance.py`` found
+(Frank and Murota, *Discrete decreasing minimization*, 2022), so each member's load is modelled
+on ``[x - 1, x + 1]`` only: the first ``x - 1`` units on one arc that must fill, then two
+priced unit arcs. That keeps the graph to members x groups arcs plus three per member.
 """
 
 from __future__ import annotations
@@ -25,66 +29,87 @@ from dataclasses import dataclass
 from .balance import Topology
 from .flow import FlowGraph
 
-__all__ = ["MemberPlan", "plan_members"]
+__all__ = ["Groups", "MemberPlan", "plan_members"]
 
 _SOURCE, _SINK = 0, 1
 
 
 @dataclass
+class Groups:
+    """Partitions grouped for the plan.
+
+    :param block: per group, its block
+    :param size: per group, its partitions
+    :param local: per group, the member racks holding a replica (empty without racks)
+    """
+
+    block: list[int]
+    size: list[int]
+    local: list[frozenset[str]]
+
+    @classmethod
+    def of_blocks(cls, topology: Topology) -> Groups:
+        count = len(topology.block_size)
+        return cls(list(range(count)), list(topology.block_size), [frozenset()] * count)
+
+
+@dataclass
 class MemberPlan:
-    """Per member index: its load, and per block how many of its held partitions it keeps;
-    per class, block -> partitions the class ends up with."""
+    """Per member index: its load, and per group how many held partitions it keeps and how
+    many others it is given; per class, block -> partitions the class ends up with."""
 
     quota: dict[int, int]
     kept: dict[int, dict[int, int]]
-    class_loads: list[dict[int, int]]
+    free: dict[int, dict[int, int]]
 
 
 def plan_members(
     topology: Topology,
     class_loads: Sequence[dict[int, int]],
+    groups: Groups,
     held: Sequence[dict[int, int]],
+    member_rack: Sequence[str | None],
 ) -> MemberPlan:
-    """Member loads and kept counts: the balance of ``class_loads``, the most kept.
+    """Member loads, kept and given counts per group: the balance of ``class_loads``, then the
+    most rack-local partitions, then the most kept.
 
     :param class_loads: per class, block -> partitions (``balance.plan_class_loads``)
-    :param held: per member index, block -> partitions it may keep
+    :param held: per member index, group -> partitions it may keep
+    :param member_rack: per member index, its rack or None
     """
     loads = _balanced_member_loads(topology, class_loads, held)
-    total = sum(topology.block_size[b] for b in _used_blocks(topology))
-    big = total + 1
-    heaviest = max(loads.values(), default=0)
-    forced = -(big * (2 * heaviest + 3) * (total + 1) + big)
-    blocks = _used_blocks(topology)
-    node_of_block = {b: 2 + i for i, b in enumerate(blocks)}
+    used = [
+        g for g, size in enumerate(groups.size) if size and topology.subscribers[groups.block[g]]
+    ]
+    total = sum(groups.size[g] for g in used)
+    rack_bonus = total + 1  # more than every kept partition together
+    big = rack_bonus * (total + 1) + 1  # more than every rack and kept bonus together
+    forced = -(big * (2 * max(loads.values(), default=0) + 3) * (total + 1) + big)
     members = [
         m for c, klass in enumerate(topology.members) if topology.blocks_of[c] for m in klass
     ]
-    node_of_member = {m: 2 + len(blocks) + i for i, m in enumerate(members)}
-    graph = FlowGraph(2 + len(blocks) + len(members))
-    for block in blocks:
-        graph.add(_SOURCE, node_of_block[block], topology.block_size[block], 0)
-    keep_arcs: dict[tuple[int, int], int] = {}
-    free_arcs: dict[tuple[int, int], int] = {}
-    for member in members:
-        node = node_of_member[member]
-        mine = held[member]
+    node_of_group = {g: 2 + i for i, g in enumerate(used)}
+    first_member = 2 + len(used)
+    graph = FlowGraph(first_member + len(members))
+    for g in used:
+        graph.add(_SOURCE, node_of_group[g], groups.size[g], 0)
+    groups_of_block: dict[int, list[int]] = {}
+    for g in used:
+        groups_of_block.setdefault(groups.block[g], []).append(g)
+    arcs: dict[tuple[int, int], tuple[int | None, int]] = {}
+    for position, member in enumerate(members):
+        node = first_member + position
+        mine, rack = held[member], member_rack[member]
         for block in topology.blocks_of[topology.class_of[member]]:
-            size = topology.block_size[block]
-            if mine.get(block, 0) > 0:
-                keep_arcs[member, block] = graph.add(node_of_block[block], node, mine[block], -1)
-            free_arcs[member, block] = graph.add(node_of_block[block], node, size, 0)
+            for g in groups_of_block.get(block, ()):
+                bonus = rack_bonus if rack is not None and rack in groups.local[g] else 0
+                keep = None
+                if mine.get(g, 0) > 0:
+                    keep = graph.add(node_of_group[g], node, mine[g], -bonus - 1)
+                arcs[member, g] = (keep, graph.add(node_of_group[g], node, groups.size[g], -bonus))
         _load_arcs(graph, node, loads[member], big, forced)
     assert graph.min_cost_max_flow(_SOURCE, _SINK) == total, "a balanced flow must exist"
-    return _read_plan(topology, graph, members, keep_arcs, free_arcs)
-
-
-def _used_blocks(topology: Topology) -> list[int]:
-    return [
-        b
-        for b, subscribers in enumerate(topology.subscribers)
-        if subscribers and topology.block_size[b] > 0
-    ]
+    return _read_plan(graph, members, arcs)
 
 
 def _balanced_member_loads(topology, class_loads, held) -> dict[int, int]:
@@ -108,17 +133,16 @@ def _load_arcs(graph: FlowGraph, node: int, load: int, big: int, forced: int) ->
         graph.add(node, _SINK, 1, big * (2 * unit - 1))
 
 
-def _read_plan(topology, graph, members, keep_arcs, free_arcs) -> MemberPlan:
+def _read_plan(graph: FlowGraph, members, arcs) -> MemberPlan:
     quota = dict.fromkeys(members, 0)
     kept: dict[int, dict[int, int]] = {m: {} for m in members}
-    class_loads: list[dict[int, int]] = [{} for _ in topology.members]
-    for (member, block), arc in free_arcs.items():
-        keep = graph.flow(keep_arcs[member, block]) if (member, block) in keep_arcs else 0
-        units = keep + graph.flow(arc)
+    free: dict[int, dict[int, int]] = {m: {} for m in members}
+    for (member, group), (keep_arc, free_arc) in arcs.items():
+        keep = graph.flow(keep_arc) if keep_arc is not None else 0
+        given = graph.flow(free_arc)
         if keep:
-            kept[member][block] = keep
-        if units:
-            quota[member] += units
-            loads = class_loads[topology.class_of[member]]
-            loads[block] = loads.get(block, 0) + units
-    return MemberPlan(quota, kept, class_loads)
+            kept[member][group] = keep
+        if given:
+            free[member][group] = given
+        quota[member] += keep + given
+    return MemberPlan(quota, kept, free)

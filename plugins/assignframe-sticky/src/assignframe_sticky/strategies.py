@@ -26,6 +26,7 @@ from assignframe import (
 from .balance import Topology, plan_class_loads
 from .movement import plan_members
 from .ownership import Ownership, PartitionIndex, resolve_claims
+from .planned import allocate_planned, partition_groups
 from .rack import RackInfo
 from .realize import Allocation, allocate
 from .userdata import (
@@ -59,27 +60,29 @@ def sticky_assign(
     topology = Topology.of(subscribed, [position[t][2] for t in index.topics])
     held = _held_per_class(topology, ownership, index)
     loads = plan_class_loads(topology, held, _free_per_block(topology, held))
-    racks = RackInfo(group, index, member_ids, trade_owned=not cooperative)
-    member_plan = None
-    if len(topology.members) > 1 and any(ownership.held):
-        # with one class, q + 1 to the biggest holders is already the most that can be kept
-        member_plan = plan_members(topology, loads, _held_counts(topology, ownership, index))
-        loads = member_plan.class_loads
-    allocation = allocate(topology, loads, ownership, index, racks, member_plan)
+    racks = RackInfo(group, index, member_ids)
+    if racks.enabled or (len(topology.members) > 1 and any(ownership.held)):
+        # which balanced assignment is a real choice here: decide it exactly, per member
+        # (one class without racks needs no choice: q + 1 to the biggest holders keeps most)
+        groups, group_of = partition_groups(topology, index, racks)
+        held_per_group = _held_counts(ownership, group_of, len(member_ids))
+        plan = plan_members(topology, loads, groups, held_per_group, racks.member_rack)
+        allocation = allocate_planned(topology, plan, group_of, ownership, index)
+    else:
+        allocation = allocate(topology, loads, ownership, index)
     if cooperative and ownership.claimant is not None:
         _withhold_claimed_elsewhere(allocation, ownership)
     return _to_group_assignment(member_ids, allocation, index.partition_objects())
 
 
-def _held_counts(topology, ownership, index) -> list[dict[int, int]]:
-    """Per member index, block -> how many partitions it holds (a valid claim to)."""
-    counts: list[dict[int, int]] = [{} for _ in topology.class_of]
-    block_of_topic, topic_index = topology.block_of_topic, index.topic_index
+def _held_counts(ownership: Ownership, group_of, members: int) -> list[dict[int, int]]:
+    """Per member index, partition group -> how many it holds (a valid claim to)."""
+    counts: list[dict[int, int]] = [{} for _ in range(members)]
     for member, ids in enumerate(ownership.held):
         mine = counts[member]
         for pid in ids:
-            block = block_of_topic[topic_index(pid)]
-            mine[block] = mine.get(block, 0) + 1
+            group = group_of(pid)
+            mine[group] = mine.get(group, 0) + 1
     return counts
 
 
