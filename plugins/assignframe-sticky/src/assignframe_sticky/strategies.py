@@ -2,7 +2,9 @@
 CooperativeStickyAssignor, wire-compatible, so Java and Python members can share a group).
 
 Both run the same pipeline: intern partitions as ids, resolve previous ownership by generation,
-balance class loads, keep what can be kept, deal the rest. The cooperative one then withholds
+balance class loads, then (when racks or differing members make it a real choice) pick exactly
+the balanced assignment with the most rack-local and then the most kept partitions, and deal
+the rest. The cooperative one then withholds
 every partition some other member may still own: it is revoked this round and assigned in the
 follow-up round, so no partition is ever owned by two members at once.
 """
