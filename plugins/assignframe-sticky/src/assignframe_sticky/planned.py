@@ -56,14 +56,16 @@ def allocate_planned(
     group_of: Callable[[int], int],
     ownership: Ownership,
     index: PartitionIndex,
+    groups_are_blocks: bool,
 ) -> Allocation:
+    """Partition ids per member as ``plan`` says (``group_of`` maps an id to its group)."""
     members = len(topology.class_of)
     kept: list[list[int]] = [[] for _ in range(members)]
     released: dict[int, list[int]] = {}
     for member, ids in enumerate(ownership.held):
         if ids:
             kept[member] = _keep(ids, plan.kept.get(member, {}), group_of, index, released)
-    pools = _pools(topology, ownership, index, group_of, released)
+    pools = _pools(topology, ownership, index, None if groups_are_blocks else group_of, released)
     given: list[list] = [[] for _ in range(members)]
     takers: dict[int, list[int]] = {}
     for member in sorted(plan.free):
@@ -95,11 +97,18 @@ def _pools(topology, ownership, index, group_of, released) -> dict[int, list[int
     """Per group: ids nobody holds plus ids released, sorted."""
     owner = ownership.owner
     pools: dict[int, list[int]] = {}
-    for topics in topology.topics_of_block:
-        for topic in topics:
-            ids = index.topic_range(topic)
-            for pid in compress(ids, map((-1).__eq__, owner[ids.start : ids.stop])):
-                pools.setdefault(group_of(pid), []).append(pid)
+    for block, topics in enumerate(topology.topics_of_block):
+        free = list(
+            chain.from_iterable(
+                compress(r, map((-1).__eq__, owner[r.start : r.stop]))
+                for r in map(index.topic_range, topics)
+            )
+        )
+        if group_of is None:  # groups are the blocks: no per-partition work
+            pools[block] = free
+            continue
+        for pid in free:
+            pools.setdefault(group_of(pid), []).append(pid)
     for group, ids in released.items():
         pools[group] = sorted(chain(pools.get(group, ()), ids))
     return pools

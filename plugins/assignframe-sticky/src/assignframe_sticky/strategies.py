@@ -69,7 +69,9 @@ def sticky_assign(
         groups, group_of = partition_groups(topology, index, racks)
         held_per_group = _held_counts(ownership, group_of, len(member_ids))
         plan = plan_members(topology, loads, groups, held_per_group, racks.member_rack)
-        allocation = allocate_planned(topology, plan, group_of, ownership, index)
+        allocation = allocate_planned(
+            topology, plan, group_of, ownership, index, groups_are_blocks=not racks.enabled
+        )
     else:
         allocation = allocate(topology, loads, ownership, index)
     if cooperative and ownership.claimant is not None:
