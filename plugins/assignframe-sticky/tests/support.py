@@ -162,6 +162,6 @@ def rack_mismatches(group: GroupSubscription, assignment: GroupAssignment) -> in
             continue
         for tp in assigned.partitions:
             per_partition = racks.get(tp.topic, ())
-            if tp.partition < len(per_partition) and rack not in per_partition[tp.partition]:
-                count += 1
+            replicas = per_partition[tp.partition] if tp.partition < len(per_partition) else ()
+            count += rack not in replicas
     return count

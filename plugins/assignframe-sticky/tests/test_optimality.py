@@ -5,7 +5,8 @@ For each random group (random subscriptions, random prior ownership) every valid
 enumerated: each partition to one of its subscribers. Ours must reach the best balance (the
 least sum of squared loads, which also gives the least KIP-54 score of all load vectors that
 are "balanced" in the chain-of-moves sense), and among all assignments with our exact load
-multiset it must keep the most partitions with their previous owners.
+multiset it must put the fewest partitions on a member whose rack holds no replica (when racks
+apply, by Java's rule) and, among those, keep the most partitions with their previous owners.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from assignframe_codec import encode_sticky_user_data
 from assignframe_sticky import CooperativeStickyStrategy, StickyStrategy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import _rack_aware, rack_mismatches
 
 from assignframe import Cluster, GroupSubscription, Member
 
@@ -45,16 +47,31 @@ def small_groups(draw):
             owner = draw(st.sampled_from([None, *subscribers]))
             if owner is not None:
                 owners[topic, partition] = owner
-    return counts, topics, owners
+    racks = None
+    if draw(st.booleans()):
+        member_racks = {m: draw(st.sampled_from([None, "r1", "r2"])) for m in members}
+        replicas = {
+            t: tuple(
+                tuple(sorted(draw(st.sets(st.sampled_from(["r1", "r2", "r3"]), max_size=2))))
+                for _ in range(counts[t])
+            )
+            for t in TOPICS
+        }
+        racks = (member_racks, replicas)
+    return counts, topics, owners, racks
 
 
-def _group(counts, topics, owners, cooperative: bool) -> GroupSubscription:
+def _group(counts, topics, owners, cooperative: bool, racks=None) -> GroupSubscription:
     strategy = CooperativeStickyStrategy() if cooperative else StickyStrategy()
+    member_racks, replicas = racks if racks else ({}, None)
     members = {}
     for member_id, subscribed in topics.items():
         mine = sorted(tp for tp, owner in owners.items() if owner == member_id)
+        rack = member_racks.get(member_id)
         if cooperative:
-            members[member_id] = Member(member_id, subscribed, owned_partitions=mine, generation=1)
+            members[member_id] = Member(
+                member_id, subscribed, owned_partitions=mine, generation=1, rack=rack
+            )
         else:
             user_data = encode_sticky_user_data(mine, 1)
             members[member_id] = Member(
@@ -62,8 +79,9 @@ def _group(counts, topics, owners, cooperative: bool) -> GroupSubscription:
                 subscribed,
                 user_data=user_data,
                 decoded_user_data=strategy.decode_user_data(user_data, 3),
+                rack=rack,
             )
-    return GroupSubscription(members, Cluster(counts), 2)
+    return GroupSubscription(members, Cluster(counts, replicas), 2)
 
 
 def _settled(strategy, group: GroupSubscription):
@@ -72,21 +90,24 @@ def _settled(strategy, group: GroupSubscription):
     if not isinstance(strategy, CooperativeStickyStrategy):
         return first
     members = {
-        m: Member(m, x.topics, owned_partitions=first.partitions_of(m), generation=2)
+        m: Member(m, x.topics, owned_partitions=first.partitions_of(m), generation=2, rack=x.rack)
         for m, x in group.members.items()
     }
     return strategy.assign(GroupSubscription(members, group.cluster, 3))
 
 
-def exhaustive_optimum(counts, topics, owners) -> tuple[int, dict[tuple[int, ...], int]]:
+def exhaustive_optimum(group, owners) -> tuple[int, dict[tuple[int, ...], tuple[int, int]]]:
     """The least sum of squared loads over every valid assignment, and per sorted load vector
-    the most partitions kept."""
+    the best (fewest off-rack, then most kept) as ``(off-rack, -kept)``."""
+    topics = {m: x.topics for m, x in group.members.items()}
+    counts = group.cluster.partitions_per_topic
     members = sorted(topics)
     subscribed = {t for m in members for t in topics[m]}
-    partitions = [(t, p) for t in TOPICS if t in subscribed for p in range(counts[t])]
+    partitions = [(t, p) for t in TOPICS if t in subscribed for p in range(counts.get(t, 0))]
     choices = [[m for m in members if tp[0] in topics[m]] for tp in partitions]
+    off_rack = _off_rack_table(group, partitions)
     least = None
-    most_kept: dict[tuple[int, ...], int] = {}
+    best: dict[tuple[int, ...], tuple[int, int]] = {}
     for pick in product(*choices):
         loads = dict.fromkeys(members, 0)
         for member in pick:
@@ -95,16 +116,34 @@ def exhaustive_optimum(counts, topics, owners) -> tuple[int, dict[tuple[int, ...
         squares = sum(v * v for v in vector)
         least = squares if least is None else min(least, squares)
         kept = sum(owners.get(tp) == member for tp, member in zip(partitions, pick, strict=True))
-        most_kept[vector] = max(most_kept.get(vector, 0), kept)
-    return least or 0, most_kept
+        misplaced = sum(
+            off_rack.get((tp, member), 0) for tp, member in zip(partitions, pick, strict=True)
+        )
+        score = (misplaced, -kept)
+        best[vector] = min(best.get(vector, score), score)
+    return least or 0, best
+
+
+def _off_rack_table(group, partitions) -> dict:
+    """(partition, member) -> 1 where the member's rack holds no replica, when racks apply."""
+    replicas = group.cluster.partition_racks
+    if not replicas or not _rack_aware(group):
+        return {}
+    return {
+        ((t, p), m): 1
+        for (t, p) in partitions
+        for m, x in group.members.items()
+        if x.rack and x.rack not in replicas[t][p]
+    }
 
 
 @SETTINGS
 @given(case=small_groups(), cooperative=st.booleans())
-def test_balance_then_most_kept_is_the_exact_optimum(case, cooperative):
-    counts, topics, owners = case
+def test_balance_then_racks_then_most_kept_is_the_exact_optimum(case, cooperative):
+    counts, topics, owners, racks = case
     strategy = CooperativeStickyStrategy() if cooperative else StickyStrategy()
-    assignment = _settled(strategy, _group(counts, topics, owners, cooperative))
+    group = _group(counts, topics, owners, cooperative, racks)
+    assignment = _settled(strategy, group)
     loads = {m: len(assignment.partitions_of(m)) for m in topics}
     vector = tuple(sorted(loads.values()))
     kept = sum(
@@ -112,6 +151,6 @@ def test_balance_then_most_kept_is_the_exact_optimum(case, cooperative):
         for m in topics
         for tp in assignment.partitions_of(m)
     )
-    least, most_kept = exhaustive_optimum(counts, topics, owners)
+    least, best = exhaustive_optimum(group, owners)
     assert sum(v * v for v in vector) == least, f"not the best balance: {loads}"
-    assert kept == most_kept[vector], f"kept {kept}, the best at loads {vector} is {most_kept}"
+    assert (rack_mismatches(group, assignment), -kept) == best[vector], best

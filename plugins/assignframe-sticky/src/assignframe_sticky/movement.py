@@ -11,9 +11,10 @@ used, by the racks of their replicas. The model (argued in the plugin README): s
 (its partitions) -> member (a *keep* arc of capacity = what the member holds in the group, and
 a *free* arc) -> sink (the member's load). Costs, in strictly dominating tiers: the member's
 squared load (the ``k``-th partition costs ``2k - 1``, times ``BIG``); minus ``RACK`` per
-partition on a rack-local member; minus 1 per partition kept. A min-cost max-flow therefore
-minimises the squares (the balance), then maximises rack alignment, then what is kept; integral
-capacities give an integral optimum.
+partition not off-rack (on a member in a rack holding a replica, or on a member without a
+rack); minus 1 per partition kept. A min-cost max-flow therefore minimises the squares (the
+balance), then maximises rack alignment, then what is kept; integral capacities give an
+integral optimum.
 
 Every load vector at that balance lies within one partition of the one ``balance.py`` found
 (Frank and Murota, *Discrete decreasing minimization*, 2022), so each member's load is modelled
@@ -41,16 +42,20 @@ class Groups:
     :param block: per group, its block
     :param size: per group, its partitions
     :param local: per group, the member racks holding a replica (empty without racks)
+    :param racks_used: whether rack alignment counts at all (KIP-881's conditions, as Java)
     """
 
     block: list[int]
     size: list[int]
     local: list[frozenset[str]]
+    racks_used: bool = True
 
     @classmethod
     def of_blocks(cls, topology: Topology) -> Groups:
         count = len(topology.block_size)
-        return cls(list(range(count)), list(topology.block_size), [frozenset()] * count)
+        return cls(
+            list(range(count)), list(topology.block_size), [frozenset()] * count, racks_used=False
+        )
 
 
 @dataclass
@@ -102,7 +107,9 @@ def plan_members(
         mine, rack = held[member], member_rack[member]
         for block in topology.blocks_of[topology.class_of[member]]:
             for g in groups_of_block.get(block, ()):
-                bonus = rack_bonus if rack is not None and rack in groups.local[g] else 0
+                # a member without a rack is never off-rack (Java counts no mismatch for it)
+                local = rack is None or rack in groups.local[g]
+                bonus = rack_bonus if local and groups.racks_used else 0
                 keep = None
                 if mine.get(g, 0) > 0:
                     keep = graph.add(node_of_group[g], node, mine[g], -bonus - 1)
