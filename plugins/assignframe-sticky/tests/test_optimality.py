@@ -24,7 +24,7 @@ from assignframe import Cluster, GroupSubscription, Member
 
 # ASSIGNFRAME_STICKY_OPTIMAL=5000 for a long hunt
 SETTINGS = settings(
-    max_examples=int(os.environ.get("ASSIGNFRAME_STICKY_OPTIMAL", "400")),
+    max_examples=int(os.environ.get("ASSIGNFRAME_STICKY_OPTIMAL", "1000")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
