@@ -49,7 +49,9 @@ class Topology:
     @classmethod
     def of(cls, subscribed: Sequence[frozenset[int]], topic_sizes: Sequence[int]) -> Topology:
         class_key: dict[frozenset[int], int] = {}
-        class_of, members, topics_of_class = [], [], []
+        class_of: list[int] = []
+        members: list[list[int]] = []
+        topics_of_class: list[tuple[int, ...]] = []
         for member, topics in enumerate(subscribed):
             klass = class_key.get(topics)
             if klass is None:
@@ -67,7 +69,10 @@ class Topology:
             for topic in topics:
                 classes_of_topic[topic].append(klass)
         block_key: dict[tuple[int, ...], int] = {}
-        block_of_topic, topics_of_block, block_size, subscribers = [], [], [], []
+        block_of_topic: list[int] = []
+        topics_of_block: list[list[int]] = []
+        block_size: list[int] = []
+        subscribers: list[tuple[int, ...]] = []
         for topic, classes in enumerate(classes_of_topic):
             key = tuple(classes)
             if key not in block_key:

@@ -67,6 +67,7 @@ class FlowGraph:
             for node in queue:
                 queued.discard(node)
                 base = distance[node]
+                assert base is not None  # only reached nodes are queued
                 for arc in self.head[node]:
                     if cap[arc] > 0:
                         head, candidate = to[arc], base + cost[arc]

@@ -76,8 +76,8 @@ def allocate(
                 position += count
     for klass, chunks in enumerate(leftovers):
         pool = chunks[0] if len(chunks) == 1 else list(chain.from_iterable(chunks))
-        members = [m for m in topology.members[klass] if deficit[m] > 0]
-        for member, piece in zip(members, stride(pool, [deficit[m] for m in members]), strict=True):
+        takers = [m for m in topology.members[klass] if deficit[m] > 0]
+        for member, piece in zip(takers, stride(pool, [deficit[m] for m in takers]), strict=True):
             given[member].extend(piece)
     return Allocation(kept, given)
 
