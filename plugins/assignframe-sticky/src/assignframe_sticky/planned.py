@@ -10,6 +10,7 @@ they subscribe and hold; otherwise ``realize.allocate`` is exact and cheaper.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 from itertools import chain, compress
 
@@ -24,17 +25,18 @@ __all__ = ["allocate_planned", "partition_groups"]
 
 def partition_groups(
     topology: Topology, index: PartitionIndex, racks: RackInfo
-) -> tuple[Groups, Callable[[int], int]]:
+) -> tuple[Groups, array]:
     """Groups for the plan (blocks, split by the member racks holding a replica when racks are
-    used) and a function from partition id to group."""
+    used) and the group of every partition id (an array, so lookups run at C speed)."""
     block_of = topology.block_of_topic
-    topic_of = index.topic_index
+    group_at = array("i")
     if not racks.enabled:
-        return Groups.of_blocks(topology), lambda pid: block_of[topic_of(pid)]
+        for topic in range(len(index.topics)):
+            group_at.extend(array("i", [block_of[topic]]) * len(index.topic_range(topic)))
+        return Groups.of_blocks(topology), group_at
     member_racks = frozenset(r for r in racks.member_rack if r)
     key_of: dict[tuple[int, frozenset[str]], int] = {}
     groups = Groups([], [], [])
-    group_at: dict[int, int] = {}
     for topic in range(len(index.topics)):
         block = block_of[topic]
         for pid in index.topic_range(topic):
@@ -46,8 +48,8 @@ def partition_groups(
                 groups.size.append(0)
                 groups.local.append(local)
             groups.size[group] += 1
-            group_at[pid] = group
-    return groups, group_at.__getitem__
+            group_at.append(group)
+    return groups, group_at
 
 
 def allocate_planned(
@@ -80,9 +82,11 @@ def allocate_planned(
 
 def _keep(ids, counts, group_of, index, released) -> list[int]:
     """The held ids a member keeps (``counts`` per group); the others go to ``released``."""
+    if sum(counts.values()) == len(ids):
+        return ids  # keeps everything it holds (the common case): no per-partition work
     by_group: dict[int, list[int]] = {}
-    for pid in ids:
-        by_group.setdefault(group_of(pid), []).append(pid)
+    for pid, group in zip(ids, map(group_of, ids), strict=True):
+        by_group.setdefault(group, []).append(pid)
     kept = []
     for group, mine in by_group.items():
         count = counts.get(group, 0)

@@ -11,6 +11,7 @@ follow-up round, so no partition is ever owned by two members at once.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import chain
 
@@ -66,8 +67,9 @@ def sticky_assign(
     if racks.enabled or (len(topology.members) > 1 and any(ownership.held)):
         # which balanced assignment is a real choice here: decide it exactly, per member
         # (one class without racks needs no choice: q + 1 to the biggest holders keeps most)
-        groups, group_of = partition_groups(topology, index, racks)
-        held_per_group = _held_counts(ownership, group_of, len(member_ids))
+        groups, group_at = partition_groups(topology, index, racks)
+        group_of = group_at.__getitem__
+        held_per_group = _held_counts(ownership, group_at, len(member_ids))
         plan = plan_members(topology, loads, groups, held_per_group, racks.member_rack)
         allocation = allocate_planned(
             topology, plan, group_of, ownership, index, groups_are_blocks=not racks.enabled
@@ -79,15 +81,9 @@ def sticky_assign(
     return _to_group_assignment(member_ids, allocation, index.partition_objects())
 
 
-def _held_counts(ownership: Ownership, group_of, members: int) -> list[dict[int, int]]:
+def _held_counts(ownership: Ownership, group_at, members: int) -> list[dict[int, int]]:
     """Per member index, partition group -> how many it holds (a valid claim to)."""
-    counts: list[dict[int, int]] = [{} for _ in range(members)]
-    for member, ids in enumerate(ownership.held):
-        mine = counts[member]
-        for pid in ids:
-            group = group_of(pid)
-            mine[group] = mine.get(group, 0) + 1
-    return counts
+    return [dict(Counter(map(group_at.__getitem__, ids))) for ids in ownership.held[:members]]
 
 
 def _subscribed_topic_indexes(sharing, members: int, position) -> list[frozenset[int]]:
