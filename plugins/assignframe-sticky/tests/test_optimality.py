@@ -18,7 +18,7 @@ from assignframe_codec import encode_sticky_user_data
 from assignframe_sticky import CooperativeStickyStrategy, StickyStrategy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import _rack_aware, rack_mismatches
+from support import _rack_aware, check_assignment, rack_mismatches
 
 from assignframe import Cluster, GroupSubscription, Member
 
@@ -93,7 +93,11 @@ def _settled(strategy, group: GroupSubscription):
         m: Member(m, x.topics, owned_partitions=first.partitions_of(m), generation=2, rack=x.rack)
         for m, x in group.members.items()
     }
-    return strategy.assign(GroupSubscription(members, group.cluster, 3))
+    follow_up = GroupSubscription(members, group.cluster, 3)
+    settled = strategy.assign(follow_up)
+    # settled in one follow-up: nothing left to revoke, every partition assigned
+    assert check_assignment(follow_up, settled, cooperative=False) == []
+    return settled
 
 
 def exhaustive_optimum(group, owners) -> tuple[int, dict[tuple[int, ...], tuple[int, int]]]:
