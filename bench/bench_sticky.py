@@ -12,6 +12,10 @@ B. A's topics, a balanced prior assignment (generation 1, carried as each protoc
 C. 100 topics x 200 partitions, 500 consumers; consumer i subscribes to the first half of the
    topics if i % 4 == 0, else to the second half; fresh
 D. C's pattern at 200 topics x 200 partitions, 2,000 consumers, fresh
+E. 200 topics x 100 partitions, 1,000 consumers, each subscribing to a seeded random 10-60
+   topics (nearly every consumer its own topic set, as rolling deployments produce), fresh
+E2. E's result as the prior assignment (carried as in B), every 10th consumer gone, 50 new
+   consumers with seeded random subscriptions
 
 Each (case, strategy) runs in its own subprocess: the input is built, ``assign`` is called once to
 warm up, then timed ``--repeat`` times (median reported); peak memory is the subprocess's
@@ -43,9 +47,26 @@ JAVA_SECONDS = {
     ("B", "cooperative-sticky"): 1.1,
     ("C", "cooperative-sticky"): 2.4,
     ("D", "cooperative-sticky"): 26.0,
+    # Java's StickyAssignor on E's input, warm median (issue 14); not measured for E2
+    ("E", "sticky"): 92.0,
 }
-FULL = {"A": (500, 2000, 2000), "C": (100, 200, 500), "D": (200, 200, 2000), "K": (50, 800, 800)}
-QUICK = {"A": (50, 2000, 200), "C": (20, 100, 100), "D": (40, 100, 400), "K": (10, 200, 200)}
+FULL = {
+    "A": (500, 2000, 2000),
+    "C": (100, 200, 500),
+    "D": (200, 200, 2000),
+    "E": (200, 100, 1000),
+    "K": (50, 800, 800),
+}
+QUICK = {
+    "A": (50, 2000, 200),
+    "C": (20, 100, 100),
+    "D": (40, 100, 400),
+    "E": (200, 100, 100),
+    "K": (10, 200, 200),
+}
+CASES = ("A", "B", "C", "D", "E", "E2")
+#: E's random subscriptions: each consumer a seeded 10-60 of the topics
+MIXED_SEED, MIXED_LOW, MIXED_HIGH = 14, 10, 60
 STRATEGIES = ("sticky", "cooperative-sticky")
 
 
@@ -69,6 +90,35 @@ def _fresh_group(topics, partitions, consumers, split: bool):
         mine = (topics[:half] if i % 4 == 0 else topics[half:]) if split else topics
         members[f"consumer-{i:05d}"] = Member(f"consumer-{i:05d}", tuple(mine))
     return GroupSubscription(members, Cluster(dict.fromkeys(topics, partitions)), 1)
+
+
+def _mixed_group(topics, partitions, consumers, seed=MIXED_SEED):
+    """Case E: every consumer subscribes a seeded random 10-60 of the topics."""
+    import random
+
+    from assignframe import Cluster, GroupSubscription, Member
+
+    chooser = random.Random(seed)
+    members = {}
+    for i in range(consumers):
+        mine = chooser.sample(topics, chooser.randint(MIXED_LOW, min(MIXED_HIGH, len(topics))))
+        members[f"consumer-{i:05d}"] = Member(f"consumer-{i:05d}", tuple(sorted(mine)))
+    return GroupSubscription(members, Cluster(dict.fromkeys(topics, partitions)), 1)
+
+
+def _with_joiners(strategy, group, joiners: int):
+    """Case E2: E's result as prior ownership, every 10th consumer gone, ``joiners`` new
+    consumers with random subscriptions (their own seed)."""
+    from assignframe import GroupSubscription, Member
+
+    survivors = _with_prior(strategy, group)
+    topics = sorted(group.cluster.partitions_per_topic)
+    partitions = group.cluster.partitions_per_topic[topics[0]]
+    new = _mixed_group(topics, partitions, joiners, seed=MIXED_SEED + 1).members.values()
+    members = dict(survivors.members)
+    for i, member in enumerate(new):
+        members[f"joiner-{i:05d}"] = Member(f"joiner-{i:05d}", member.topics)
+    return GroupSubscription(members, group.cluster, survivors.generation)
 
 
 def _with_prior(strategy, group):
@@ -95,8 +145,12 @@ def _with_prior(strategy, group):
     return GroupSubscription(members, group.cluster, 2)
 
 
-def build_case(case: str, strategy, quick: bool):
+def build_case(case: str, strategy, quick: bool, members: int | None = None):
     sizes = QUICK if quick else FULL
+    if case in ("E", "E2"):
+        topics, partitions, consumers = sizes["E"]
+        group = _mixed_group(_topics(topics), partitions, members or consumers)
+        return _with_joiners(strategy, group, 50) if case == "E2" else group
     if case in ("A", "B"):
         topics, partitions, consumers = sizes["A"]
         group = _fresh_group(_topics(topics), partitions, consumers, split=False)
@@ -108,13 +162,15 @@ def build_case(case: str, strategy, quick: bool):
 # -- one measurement (subprocess) ------------------------------------------------------------
 
 
-def worker(case: str, strategy_name: str, quick: bool, repeat: int) -> dict:
+def worker(
+    case: str, strategy_name: str, quick: bool, repeat: int, members: int | None = None
+) -> dict:
     from assignframe_sticky import CooperativeStickyStrategy, StickyStrategy
 
     strategy = {"sticky": StickyStrategy, "cooperative-sticky": CooperativeStickyStrategy}[
         strategy_name
     ]()
-    group = build_case(case, strategy, quick)
+    group = build_case(case, strategy, quick, members)
     gc.collect()
     rss_before = _rss_mb()
     assignment = strategy.assign(group)  # warm-up (fills the TopicPartition cache)
@@ -194,19 +250,37 @@ def _run(args: list[str], timeout: float | None = None) -> dict | None:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _print_row(case: str, name: str, row: dict, java: float | None) -> None:
+    nan = float("nan")
+    print(
+        f"{case:4} {name:20} {row['partitions']:>10,} {row['members']:>7,} "
+        f"{row['median_s']:>9.3f} {row['min_s']:>7.3f} "
+        f"{1e6 * row['median_s'] / max(1, row['partitions']):>7.2f} "
+        f"{java or nan:>7.2f} {java / row['median_s'] if java else nan:>7.1f} "
+        f"{row['rss_before_mb']:>10.0f} {row['peak_rss_mb']:>8.0f}",
+        flush=True,
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes (smoke run)")
-    parser.add_argument("--cases", default="ABCD", help="cases to run (default ABCD)")
+    parser.add_argument(
+        "--cases", default="A,B,C,D,E,E2", help="comma-separated cases (default A,B,C,D,E,E2)"
+    )
+    parser.add_argument(
+        "--members", type=int, nargs="*", help="E/E2 only: consumer counts for a scaling table"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="timed calls per case")
     parser.add_argument("--kafka-python-timeout", type=float, default=180.0)
     parser.add_argument("--skip-kafka-python", action="store_true")
     parser.add_argument("--worker", nargs=2, metavar=("CASE", "STRATEGY"), help=argparse.SUPPRESS)
+    parser.add_argument("--worker-members", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--kafka-python-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--ours-on-k", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        print(json.dumps(worker(*args.worker, args.quick, args.repeat)))
+        print(json.dumps(worker(*args.worker, args.quick, args.repeat, args.worker_members)))
         return
     if args.kafka_python_worker:
         print(json.dumps(kafka_python_worker(args.quick)))
@@ -222,19 +296,15 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(header)
     print("-" * len(header))
-    for case in args.cases:
-        for name in STRATEGIES:
-            row = _run(["--worker", case, name, "--repeat", str(args.repeat), *quick])
-            java = JAVA_SECONDS[(case, name)]
-            print(
-                f"{case:4} {name:20} {row['partitions']:>10,} {row['members']:>7,} "
-                f"{row['median_s']:>9.3f} {row['min_s']:>7.3f} "
-                f"{1e6 * row['median_s'] / max(1, row['partitions']):>7.2f} "
-                f"{java if not quick else float('nan'):>7.2f} "
-                f"{java / row['median_s'] if not quick else float('nan'):>7.1f} "
-                f"{row['rss_before_mb']:>10.0f} {row['peak_rss_mb']:>8.0f}",
-                flush=True,
-            )
+    for case in args.cases.split(","):
+        if case not in CASES:
+            raise SystemExit(f"unknown case {case!r}: choose from {', '.join(CASES)}")
+        for members in args.members or [None]:
+            for name in STRATEGIES:
+                extra = ["--worker-members", str(members)] if members else []
+                row = _run(["--worker", case, name, "--repeat", str(args.repeat), *quick, *extra])
+                java = None if quick or members else JAVA_SECONDS.get((case, name))
+                _print_row(case, name, row, java)
     if not args.skip_kafka_python:
         ours = _run(["--ours-on-k", *quick])
         theirs = _run(["--kafka-python-worker", *quick], timeout=args.kafka_python_timeout)

@@ -131,3 +131,37 @@ def kept(assignment: GroupAssignment, claims: Mapping[str, set[TopicPartition]])
     return sum(
         tp in claims.get(m, ()) for m, a in assignment.assignments.items() for tp in a.partitions
     )
+
+
+def _rack_aware(group: GroupSubscription) -> bool:
+    """Java's ``useRackAwareAssignment``: some member rack holds replicas, and not every
+    subscribed partition has replicas on every rack."""
+    member_racks = {m.rack for m in group.members.values() if m.rack}
+    subscribed = set().union(*(m.topics for m in group.members.values()))
+    counts = group.cluster.partitions_per_topic
+    per_partition = [
+        frozenset(racks[p]) if p < len(racks) else frozenset()
+        for topic, racks in group.cluster.partition_racks.items()
+        if topic in subscribed
+        for p in range(counts.get(topic, 0))
+    ]
+    every = frozenset().union(*per_partition)
+    return bool(member_racks & every) and any(r != every for r in per_partition)
+
+
+def rack_mismatches(group: GroupSubscription, assignment: GroupAssignment) -> int:
+    """Partitions on a member with a rack where no replica lives (Java's count in its
+    rack-aware tests); 0 when racks play no part (Java's rule for using them)."""
+    racks = group.cluster.partition_racks
+    if not racks or not _rack_aware(group):
+        return 0
+    count = 0
+    for member_id, assigned in assignment.assignments.items():
+        rack = group.members[member_id].rack
+        if not rack:
+            continue
+        for tp in assigned.partitions:
+            per_partition = racks.get(tp.topic, ())
+            replicas = per_partition[tp.partition] if tp.partition < len(per_partition) else ()
+            count += rack not in replicas
+    return count

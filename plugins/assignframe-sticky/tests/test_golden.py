@@ -9,17 +9,22 @@ cooperative follow-ups are played. Checked per step (a recorded round and its fo
   still owns it, and never give a member what another may still own;
 * a cooperative rebalance settles in at most one follow-up round;
 * KIP-54 balance score of the settled assignment no worse than Java's settled one;
-* stickiness: where our history so far equals Java's, at least as many partitions kept; over
-  the whole set, at least as many kept in total (histories diverge, so per step they differ).
+* stickiness: where our history so far equals Java's, at least as many partitions kept
+  (where the histories differ, each side keeps what *it* assigned before, so the counts are
+  not comparable step by step; that comparison is made on Java's inputs, below).
 
-Then, on Java's recorded inputs (the same subscriptions Java's leader saw): every eager round
-at least as balanced and at least as sticky as Java. Counts are printed in the summary.
+Then, on Java's recorded inputs (the state Java's leader saw before each rebalance), every
+rebalance of every scenario: balance no worse than Java's; at equal balance no more
+partitions off-rack (racks as Java does them, KIP-881); and then at least as many kept; eager
+rounds as they are, cooperative rebalances once settled (ours with
+our follow-up, Java's with its recorded one). Where ours is strictly better is counted and
+printed in the summary.
 """
 
 from __future__ import annotations
 
 import pytest
-from assignframe_sticky import StickyStrategy
+from assignframe_sticky import CooperativeStickyStrategy, StickyStrategy
 from support import (
     STATS,
     check_assignment,
@@ -28,9 +33,11 @@ from support import (
     java_assignment,
     kept,
     leader_views,
+    rack_mismatches,
     sticky_scenarios,
 )
 
+from assignframe import GroupSubscription, Member
 from assignframe.metrics import balance_score, movement
 from assignframe.replay import replay_scenario
 
@@ -106,15 +113,7 @@ def test_eager_rounds_on_javas_inputs(scenario):
         ours, java = strategy.assign(group), java_assignment(record)
         assert check_assignment(group, ours, cooperative=False) == [], where
         claims = claims_of(group, cooperative=False)
-        balance, java_balance = _balance(ours), _balance(java)
-        ours_kept, java_kept = kept(ours, claims), kept(java, claims)
-        assert balance <= java_balance, f"{where}: balance {balance} > Java's {java_balance}"
-        assert ours_kept >= java_kept, f"{where}: kept {ours_kept} < Java's {java_kept}"
-        _count(
-            "eager rounds on Java's inputs",
-            "balance better" if balance < java_balance else "balance equal",
-            "kept more" if ours_kept > java_kept else "kept equal",
-        )
+        _compare(where, "eager rounds on Java's inputs", group, ours, java, claims)
         if check_assignment(group, java, cooperative=False):
             _count("eager rounds where Java is invalid")
 
@@ -132,13 +131,59 @@ COOPERATIVE = [s for s in SCENARIOS if s["assignor"] == "cooperative-sticky"]
 def test_cooperative_rounds_on_javas_inputs(scenario):
     """On the subscriptions Java's leader saw, ours never hands over a partition another member
     may still own; counts the rounds where Java's own result does (crafted generation conflicts:
-    Java keeps a stale claim, or one of two same-generation claims)."""
-    from assignframe_sticky import CooperativeStickyStrategy
+    Java keeps a stale claim, or one of two same-generation claims).
 
+    Real (not crafted) scenarios, every rebalance: our settled result (this round, then our
+    follow-up once the revoked partitions are released) against Java's settled one (Java's
+    recorded follow-up round, if it needed one): balance no worse, and at equal balance at
+    least as many partitions kept with the members that owned them before the rebalance."""
     strategy = CooperativeStickyStrategy()
-    for record, group in leader_views(scenario, strategy):
+    views = list(leader_views(scenario, strategy))
+    for position, (record, group) in enumerate(views):
         where = f"{scenario['id']} round {record['round']}"
-        assert check_assignment(group, strategy.assign(group), cooperative=True) == [], where
+        ours = strategy.assign(group)
+        assert check_assignment(group, ours, cooperative=True) == [], where
         _count("cooperative rounds on Java's inputs")
         if check_assignment(group, java_assignment(record), cooperative=True):
             _count("cooperative rounds where Java's result is invalid")
+        if scenario["crafted"] or record["followup"]:
+            continue
+        following = views[position + 1][0] if position + 1 < len(views) else None
+        java = java_assignment(following if following and following["followup"] else record)
+        settled = strategy.assign(_after_revocations(group, ours))
+        assert check_assignment(group, settled, cooperative=False) == [], f"{where}: settled"
+        claims = claims_of(group, cooperative=True)
+        _compare(where, "cooperative rebalances on Java's inputs", group, settled, java, claims)
+
+
+def _after_revocations(group: GroupSubscription, assignment) -> GroupSubscription:
+    """The follow-up round: every member owns what it was just given, nothing else."""
+    members = {
+        member_id: Member(
+            member_id,
+            member.topics,
+            owned_partitions=assignment.partitions_of(member_id),
+            generation=group.generation,
+            rack=member.rack,
+        )
+        for member_id, member in group.members.items()
+    }
+    return GroupSubscription(members, group.cluster, group.generation + 1)
+
+
+def _compare(where: str, total: str, group, ours, java, claims) -> None:
+    """Balance no worse than Java's; at equal balance, no more partitions off-rack (KIP-881);
+    at equal balance and rack alignment, at least as many kept. Counted."""
+    balance, java_balance = _balance(ours), _balance(java)
+    assert balance <= java_balance, f"{where}: balance {balance} > Java's {java_balance}"
+    if balance < java_balance:
+        _count(total, "balance better")
+        return
+    off_rack, java_off_rack = rack_mismatches(group, ours), rack_mismatches(group, java)
+    assert off_rack <= java_off_rack, f"{where}: {off_rack} off-rack > Java's {java_off_rack}"
+    if off_rack < java_off_rack:
+        _count(total, "balance equal, fewer off-rack")
+        return
+    ours_kept, java_kept = kept(ours, claims), kept(java, claims)
+    assert ours_kept >= java_kept, f"{where}: kept {ours_kept} < Java's {java_kept}"
+    _count(total, "balance and racks equal, kept more" if ours_kept > java_kept else "equal")

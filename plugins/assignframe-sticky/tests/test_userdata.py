@@ -98,3 +98,71 @@ def test_cooperative_reads_librdkafka_sticky_layout_for_v0_subscriptions():
 
 def test_cooperative_ignores_unreadable_user_data_like_java():
     assert CooperativeStickyStrategy().decode_user_data(b"\x01", 1) is None
+
+
+# -- kafka-python 3's sticky user data: an int16 version, then Java's V0/V1 layout ------------
+
+
+def _kafka_python_subscription(topics, owned, generation):
+    """The JoinGroup metadata bytes kafka-python's own StickyPartitionAssignor sends after it
+    was assigned ``owned`` in ``generation``."""
+    from kafka.coordinator.assignors.sticky.sticky_assignor import (
+        ConsumerProtocolAssignment,
+        StickyPartitionAssignor,
+    )
+
+    assignor = StickyPartitionAssignor()
+    by_topic: dict[str, list[int]] = {}
+    for topic, partition in owned:
+        by_topic.setdefault(topic, []).append(partition)
+    assignor.on_assignment(ConsumerProtocolAssignment(0, sorted(by_topic.items()), b""), generation)
+    return assignor.metadata(list(topics)).encode()
+
+
+def _member_from_wire(member_id, metadata, strategy):
+    from assignframe_codec import decode_subscription
+
+    subscription = decode_subscription(metadata)
+    return Member(
+        member_id,
+        tuple(subscription.topics),
+        user_data=subscription.user_data,
+        decoded_user_data=strategy.decode_user_data(
+            subscription.user_data, subscription.version
+        ),
+        subscription_version=subscription.version,
+    )
+
+
+def test_sticky_reads_kafka_pythons_version_prefixed_user_data():
+    metadata = _kafka_python_subscription(("t", "u"), [("t", 0), ("t", 2), ("u", 1)], 7)
+    member = _member_from_wire("kp", metadata, StickyStrategy())
+    assert member.user_data[:2] == b"\x00\x01"  # kafka-python's int16 version, Java can't read it
+    claim = sticky_claim(member)
+    assert claim.generation == 7
+    assert [(g.topic, tuple(g.partitions)) for g in claim.groups] == [("t", (0, 2)), ("u", (1,))]
+
+
+def test_an_assignframe_leader_honours_kafka_python_members_ownership():
+    from assignframe import Cluster, GroupSubscription
+
+    strategy = StickyStrategy()
+    owned = {
+        "kp-1": [("t", p) for p in (0, 1, 2, 3, 4)],
+        "kp-2": [("t", p) for p in (5, 6, 7, 8, 9)],
+    }
+    members = {
+        m: _member_from_wire(m, _kafka_python_subscription(("t",), parts, 3), strategy)
+        for m, parts in owned.items()
+    }
+    members["new"] = Member("new", ("t",))
+    assignment = strategy.assign(GroupSubscription(members, Cluster({"t": 12}), 4))
+    for member_id, parts in owned.items():
+        kept = {(tp.topic, tp.partition) for tp in assignment.partitions_of(member_id)}
+        assert len(kept) == 4 and kept <= set(parts), member_id  # 12 over 3: each keeps 4
+    assert len(assignment.partitions_of("new")) == 4
+
+
+def test_sticky_still_rejects_prefixed_garbage():
+    with pytest.raises(UserDataError, match="kafka-python"):
+        StickyStrategy().decode_user_data(b"\x00\x01\x00\x00\x00\x05\x01", 3)

@@ -12,15 +12,14 @@ class/block graph) can bring a member's load closer to another's. Such a load ve
 least-majorized one, so it is at least as good as any other under every symmetric convex score,
 KIP-54's sum of pairwise differences included.
 
-Stickiness: units a class already holds stay put unless a path must move them; partitions nobody
-holds are spread first (water-filling), and paths prefer moving "fresh" units (given out in this
-rebalance) over held ones (0-1 breadth-first search). Balanced loads are not unique, so a last
-pass makes balance-neutral moves that let classes keep more of what their members hold.
+Stickiness here is only a good start: units a class already holds stay put unless a path must
+move them, partitions nobody holds are spread first (water-filling), and paths pass "fresh"
+units (given out in this rebalance) before held ones. Balanced loads are not unique; which of
+them keeps the most is decided exactly, per member, by ``movement.plan_members``.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -50,7 +49,9 @@ class Topology:
     @classmethod
     def of(cls, subscribed: Sequence[frozenset[int]], topic_sizes: Sequence[int]) -> Topology:
         class_key: dict[frozenset[int], int] = {}
-        class_of, members, topics_of_class = [], [], []
+        class_of: list[int] = []
+        members: list[list[int]] = []
+        topics_of_class: list[tuple[int, ...]] = []
         for member, topics in enumerate(subscribed):
             klass = class_key.get(topics)
             if klass is None:
@@ -68,7 +69,10 @@ class Topology:
             for topic in topics:
                 classes_of_topic[topic].append(klass)
         block_key: dict[tuple[int, ...], int] = {}
-        block_of_topic, topics_of_block, block_size, subscribers = [], [], [], []
+        block_of_topic: list[int] = []
+        topics_of_block: list[list[int]] = []
+        block_size: list[int] = []
+        subscribers: list[tuple[int, ...]] = []
         for topic, classes in enumerate(classes_of_topic):
             key = tuple(classes)
             if key not in block_key:
@@ -135,12 +139,10 @@ def plan_class_loads(
     topology: Topology,
     held: Sequence[dict[int, int]],
     unassigned: Sequence[int],
-    holdings: Sequence[list[int]],
 ) -> list[dict[int, int]]:
     """Units of each block per class after balancing.
 
     :param held: per class, block -> partitions its members keep a valid claim to
-    :param holdings: per class, how many its members hold, largest first
     :param unassigned: per block, partitions nobody holds
     :returns: per class, block -> partitions the class ends up with
     """
@@ -154,8 +156,6 @@ def plan_class_loads(
             _water_fill(plan, block, unassigned[block], topology.subscribers[block])
     if len(sizes) > 1:
         _improve(plan, topology)
-        if any(held):
-            _reduce_shedding(plan, topology, held, holdings)
     return plan.x
 
 
@@ -187,21 +187,28 @@ def _water_fill(plan: _Plan, block: int, units: int, classes: Sequence[int]) -> 
 
 
 def _improve(plan: _Plan, topology: Topology) -> None:
-    """Move units along improving paths until no member can get closer to another's load."""
+    """Move units along improving paths until no member can get closer to another's load.
+
+    Blocking-flow style (Dinic): one breadth-first search labels the classes by their distance
+    from the classes that need units; then depth-first walks along those labels move units from
+    every class that can give until no labelled path is left, and only then is the graph
+    searched again. One search per path made mixed subscriptions (nearly every member its own
+    class) cost thousands of searches over the whole graph.
+    """
     while True:
-        found = _improving_path(plan, topology)
+        found = _lowest_improvable_level(plan, topology)
         if found is None:
             return
-        path, target, level = found
-        _apply(plan, path, target, level)
+        level, distance = found
+        _blocking_moves(plan, topology, level, distance)
 
 
-def _improving_path(plan: _Plan, topology: Topology):
-    """The best improving path ``[(class, block, next class), ...]`` or None.
+def _lowest_improvable_level(plan: _Plan, topology: Topology):
+    """The lowest load level ``t`` some member at ``t + 2`` or more can pass a unit to (through
+    a chain of classes), with the search's distances; or None.
 
-    For each load level ``t`` (lowest first), search backwards from the classes whose lightest
-    member has ``t``; a class reached whose heaviest member has ``t + 2`` or more can pass one unit
-    along the path and strictly reduce the sum of squared member loads.
+    A member at ``t`` or less receiving a unit passed down a path from a member at ``t + 2`` or
+    more strictly reduces the sum of squared member loads.
     """
     classes = [c for c in range(len(plan.sizes)) if topology.blocks_of[c]]
     levels = sorted({plan.lo(c) for c in classes})
@@ -210,163 +217,108 @@ def _improving_path(plan: _Plan, topology: Topology):
         if heaviest < level + 2:
             return None
         targets = [c for c in classes if plan.lo(c) <= level]
-        found = _search_back(plan, topology, targets, level)
-        if found is not None:
-            return (*found, level)
+        distance = _distances_back(plan, topology, targets)
+        if any(plan.hi(c) >= level + 2 for c in distance if distance[c] > 0):
+            return level, distance
     return None
 
 
-def _search_back(plan: _Plan, topology: Topology, targets: list[int], level: int):
-    """0-1 BFS backwards from ``targets``: edge A -> M (A gives M a unit of block b) costs 0
-    when A holds fresh units of b, 1 when only held units."""
-    distance = {c: 0 for c in targets}
-    step: dict[int, tuple[int, int]] = {}  # class -> (block it gives, class receiving)
-    queue = deque(targets)
-    done: set[int] = set()
-    while queue:
-        receiver = queue.popleft()
-        if receiver in done:
-            continue
-        done.add(receiver)
-        for block in topology.blocks_of[receiver]:
-            for giver in topology.subscribers[block]:
-                units = plan.x[giver].get(block, 0)
-                if giver == receiver or units <= 0:
+def _distances_back(plan: _Plan, topology: Topology, targets: list[int]) -> dict[int, int]:
+    """Breadth-first search backwards from ``targets``: class A is one step before M when A
+    holds units of a block M subscribes. Each block is opened once, by the first class
+    reaching it (not once per subscribing class: that was quadratic in the classes)."""
+    distance = dict.fromkeys(targets, 0)
+    frontier = list(targets)
+    opened: set[int] = set()
+    while frontier:
+        reached = []
+        for receiver in frontier:
+            for block in topology.blocks_of[receiver]:
+                if block in opened:
                     continue
-                cost = 0 if plan.fresh[giver].get(block, 0) > 0 else 1
-                candidate = distance[receiver] + cost
-                if candidate < distance.get(giver, candidate + 1):
-                    distance[giver] = candidate
-                    step[giver] = (block, receiver)
-                    (queue.appendleft if cost == 0 else queue.append)(giver)
-    sources = [c for c in step if plan.hi(c) >= level + 2]
-    if not sources:
-        return None
-    source = min(sources, key=lambda c: (distance[c], -plan.hi(c), c))  # fewest held moves
-    path, klass = [], source
-    while klass in step:
-        block, receiver = step[klass]
-        path.append((klass, block, receiver))
-        klass = receiver
-    return path, klass
+                opened.add(block)
+                for giver in topology.subscribers[block]:
+                    if giver not in distance and plan.x[giver].get(block, 0) > 0:
+                        distance[giver] = distance[receiver] + 1
+                        reached.append(giver)
+        frontier = reached
+    return distance
+
+
+def _blocking_moves(plan: _Plan, topology: Topology, level: int, distance: dict[int, int]):
+    """Move units along shortest paths (by ``distance``) from classes above ``level + 1`` to
+    classes below it until no such path is left. Fresh units are passed first."""
+    by_distance: dict[tuple[int, int], list[int]] = {}
+    for block in {b for c in distance for b in topology.blocks_of[c]}:
+        for klass in topology.subscribers[block]:
+            if klass in distance:
+                by_distance.setdefault((block, distance[klass]), []).append(klass)
+    dead: set[int] = set()
+    sources = [c for c in distance if distance[c] > 0 and plan.hi(c) >= level + 2]
+    sources.sort(key=lambda c: (-plan.hi(c), c))
+    for source in sources:
+        while source not in dead and _surplus(plan, source, level) > 0:
+            path = _walk(plan, topology, source, level, distance, by_distance, dead)
+            if path is None:
+                break
+            _apply(plan, path, path[-1][2], level)
+
+
+def _surplus(plan: _Plan, klass: int, level: int) -> int:
+    return plan.load[klass] - (level + 1) * plan.sizes[klass]
+
+
+def _walk(plan, topology, source, level, distance, by_distance, dead):
+    """Depth-first along decreasing distance to a class still short of ``level + 1``; classes
+    found to lead nowhere are marked dead for the rest of the phase."""
+    path: list[tuple[int, int, int]] = []
+    node = source
+    while True:
+        if distance[node] == 0:
+            if (level + 1) * plan.sizes[node] - plan.load[node] > 0:
+                return path
+            dead.add(node)
+        else:
+            hop = _next_hop(plan, topology, node, distance, by_distance, dead)
+            if hop is not None:
+                path.append((node, *hop))
+                node = hop[1]
+                continue
+            dead.add(node)
+        if not path:
+            return None
+        node = path.pop()[0]
+
+
+def _next_hop(plan, topology, giver, distance, by_distance, dead):
+    """(block, receiver) one step closer, fresh units first; None if every step is dead."""
+    want = distance[giver] - 1
+    x, fresh = plan.x[giver], plan.fresh[giver]
+    blocks = [b for b in topology.blocks_of[giver] if x.get(b, 0) > 0]
+    blocks.sort(key=lambda b: fresh.get(b, 0) <= 0)
+    for block in blocks:
+        receivers = by_distance.get((block, want))
+        while receivers and receivers[-1] in dead:
+            receivers.pop()
+        if receivers:
+            return block, receivers[-1]
+    return None
 
 
 def _apply(plan: _Plan, path: list[tuple[int, int, int]], target: int, level: int) -> None:
     """Move units along ``path``: at most what the path carries, what keeps the source's members
     at ``level + 1`` or more, and what lifts the target's members to ``level + 1``. Every unit
     moved goes from a member at ``level + 2`` or more to one at ``level`` or less (an
-    improvement), and no source is drained below the level it is filling (no churn)."""
+    improvement), and no source is drained below the level it is filling (no churn). A path
+    that earlier moves of the same search used up moves nothing."""
     capacity = min(plan.fresh[g].get(b, 0) or plan.x[g][b] for g, b, _ in path)
     source = path[0][0]
     sizes, load = plan.sizes, plan.load
     surplus = load[source] - (level + 1) * sizes[source]
     shortfall = (level + 1) * sizes[target] - load[target]
     units = min(capacity, surplus, shortfall)
+    if units <= 0:
+        return
     for giver, block, receiver in path:
         plan.take(giver, block, units)
         plan.give(receiver, block, units)
-
-
-def _member_shed(holdings: Sequence[int], load: int) -> int:
-    """Held units a class's members must give up at class load ``load`` (``holdings`` sorted
-    descending; the ``q + 1`` quotas go to those holding the most, as realize.py does)."""
-    base, extra = divmod(load, len(holdings))
-    return sum(max(0, h - base - (1 if i < extra else 0)) for i, h in enumerate(holdings))
-
-
-def _reduce_shedding(
-    plan: _Plan, topology: Topology, held: Sequence[dict[int, int]], holdings: Sequence[list[int]]
-) -> None:
-    """Balance-neutral moves that let classes keep more of what their members hold.
-
-    Balanced loads are not unique: a unit can go from a member at load ``h + 1`` to one at ``h``
-    and leave the multiset of loads unchanged. While some class would shed held units (its share
-    of a block, or its members' quotas, below what they hold), look for the cheapest such move
-    (a path through the class/block graph, priced in held units lost minus held units saved)
-    and make it when it saves something. Re-running after a cooperative round then reproduces
-    the loads intended for members whose new partitions were withheld, instead of revoking.
-    """
-    failed: set[int] = set()
-    while True:
-        candidates = [
-            c for c in range(len(plan.sizes)) if c not in failed and _sheds(plan, held, holdings, c)
-        ]
-        if not candidates:
-            return
-        for receiver in candidates:
-            path = _cheapest_neutral_path(plan, topology, held, holdings, receiver)
-            if path is None:
-                failed.add(receiver)
-                continue
-            for giver, via, taker in path:
-                plan.take(giver, via, 1)
-                plan.give(taker, via, 1)
-            failed.clear()
-            break
-        else:
-            return
-
-
-def _sheds(plan: _Plan, held, holdings, klass: int) -> bool:
-    """Would one more unit save ``klass`` a held unit (its members' quotas or a block share)?"""
-    load = plan.load[klass]
-    if _member_shed(holdings[klass], load + 1) < _member_shed(holdings[klass], load):
-        return True
-    return any(count > plan.x[klass].get(block, 0) for block, count in held[klass].items())
-
-
-def _cheapest_neutral_path(plan, topology, held, holdings, receiver):
-    """Bellman-Ford backwards from ``receiver``: the path whose one-unit move saves the most
-    held units while leaving the load multiset unchanged, or None if none saves any."""
-
-    def gain_cost(klass: int, block: int) -> int:
-        return -1 if plan.x[klass].get(block, 0) < held[klass].get(block, 0) else 0
-
-    def lose_cost(klass: int, block: int) -> int:
-        return 1 if plan.x[klass].get(block, 0) <= held[klass].get(block, 0) else 0
-
-    def member_cost(klass: int, delta: int) -> int:
-        load = plan.load[klass]
-        return _member_shed(holdings[klass], load + delta) - _member_shed(holdings[klass], load)
-
-    cost = {receiver: member_cost(receiver, +1)}
-    step: dict[int, tuple[int, int]] = {}
-    frontier = {receiver}
-    for _ in range(len(plan.sizes)):
-        changed = set()
-        for taker in frontier:
-            for via in topology.blocks_of[taker]:
-                for giver in topology.subscribers[via]:
-                    if giver == receiver or plan.x[giver].get(via, 0) <= 0:
-                        continue
-                    candidate = cost[taker] + gain_cost(taker, via) + lose_cost(giver, via)
-                    if candidate < cost.get(giver, candidate + 1):
-                        cost[giver], step[giver] = candidate, (via, taker)
-                        changed.add(giver)
-        if not changed:
-            break
-        frontier = changed
-    wanted = plan.lo(receiver) + 1
-    sources = [(cost[c] + member_cost(c, -1), c) for c in step if plan.hi(c) == wanted]
-    if not sources:
-        return None
-    for total, source in sorted(sources):
-        if total >= 0:
-            return None
-        path = _trace_path(step, source)
-        # negative edge costs can leave cyclic pointers: only a simple path into receiver will do
-        if path and path[-1][2] == receiver:
-            return path
-    return None
-
-
-def _trace_path(step: dict[int, tuple[int, int]], source: int) -> list[tuple[int, int, int]]:
-    path, klass, seen = [], source, {source}
-    while klass in step:
-        via, taker = step[klass]
-        if taker in seen:
-            return []
-        seen.add(taker)
-        path.append((klass, via, taker))
-        klass = taker
-    return path

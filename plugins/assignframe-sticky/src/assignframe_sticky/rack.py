@@ -2,13 +2,15 @@
 
 Used, as in Java, only when some member has a rack, member and replica racks overlap, and not
 every partition has replicas in every rack (otherwise every choice is equally local). Balance
-always comes first; racks only decide *which* partitions a member gets within its quota.
+always comes first; then as many partitions as possible go to a member in a rack holding a
+replica (``movement.plan_members``), before stickiness: as Java does for both strategies, an
+owned partition without a local replica moves when a rack-local member can take it at the
+same balance (under the cooperative protocol, it is revoked first).
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from assignframe import GroupSubscription
 
@@ -25,13 +27,7 @@ class RackInfo:
         group: GroupSubscription,
         index: PartitionIndex,
         member_ids: Sequence[str],
-        trade_owned: bool,
     ):
-        #: release owned partitions without a local replica so rack-local ones can replace them
-        #: (Java does). Off for the cooperative protocol: every such trade revokes a partition
-        #: and costs another rebalance, and the partitions freed by it change the next round's
-        #: choices, so histories stop settling in one follow-up round.
-        self.trade_owned = trade_owned
         self._index = index
         self._replica_racks = group.cluster.partition_racks or {}
         self.member_rack: list[str | None] = [group.members[m].rack or None for m in member_ids]
@@ -63,43 +59,3 @@ class RackInfo:
         per_partition = self._replica_racks.get(topic, ())
         partition = pid - self._index.offsets[topic_index]
         return per_partition[partition] if partition < len(per_partition) else ()
-
-    def matches(self, member: int, pid: int) -> bool:
-        """True unless the member has a rack and the partition has no replica there."""
-        rack = self.member_rack[member]
-        return rack is None or rack in self.racks_of(pid)
-
-    def dealer(self, members: set[int], wants: dict[int, int]) -> RackDealer:
-        """A dealer over ``members``; ``wants`` (member -> partitions still wanted) is live."""
-        return RackDealer(self, members, wants)
-
-
-class RackDealer:
-    """Hands out rack-local candidates for partitions, rotating within each rack for spread."""
-
-    def __init__(self, racks: RackInfo, members: set[int], wants: dict[int, int]):
-        self._racks = racks
-        self._wants = wants
-        self._queues: dict[str, deque[int]] = {}
-        for member in sorted(members):
-            rack = racks.member_rack[member]
-            if rack is not None:
-                self._queues.setdefault(rack, deque()).append(member)
-
-    def _local_racks(self, pid: int) -> list[str]:
-        return [r for r in sorted(set(self._racks.racks_of(pid))) if r in self._queues]
-
-    def order(self, pool: Sequence[int]) -> list[int]:
-        """Partitions with the fewest rack-local candidates first, so they are not crowded out."""
-        weight = {pid: sum(len(self._queues[r]) for r in self._local_racks(pid)) for pid in pool}
-        return sorted(pool, key=lambda pid: (weight[pid], pid))
-
-    def candidates(self, pid: int) -> Iterator[int]:
-        """Rack-local members still wanting partitions, each rack's queue rotated as it goes."""
-        for rack in self._local_racks(pid):
-            queue = self._queues[rack]
-            for _ in range(len(queue)):
-                member = queue[0]
-                queue.rotate(-1)
-                if self._wants.get(member, 0) > 0:
-                    yield member

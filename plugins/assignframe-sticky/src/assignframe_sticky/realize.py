@@ -17,9 +17,8 @@ from itertools import chain, compress
 from .balance import Topology
 from .keep import max_keep
 from .ownership import Ownership, PartitionIndex
-from .rack import RackInfo
 
-__all__ = ["Allocation", "allocate"]
+__all__ = ["Allocation", "allocate", "spread_over_topics", "stride"]
 
 #: Deal at most this many stride layers; the few members left after that take contiguous runs.
 _MAX_LAYERS = 32
@@ -47,19 +46,17 @@ def allocate(
     loads: list[dict[int, int]],
     ownership: Ownership,
     index: PartitionIndex,
-    rack: RackInfo,
 ) -> Allocation:
-    """Turn class loads (see ``balance.plan_class_loads``) into per-member partition ids."""
+    """Turn class loads (see ``balance.plan_class_loads``) into per-member partition ids (the
+    path without racks where each class can keep all it may of its own share: one class, or
+    nothing held; otherwise ``planned.allocate_planned`` decides)."""
     members = len(topology.class_of)
     kept: list[list[int]] = [[] for _ in range(members)]
     given: list[list[Pool]] = [[] for _ in range(members)]
     released: dict[int, list[int]] = {}
-    released_from: dict[int, int] = {}
     shares = []
     for klass in range(len(topology.members)):
-        share = _keep(
-            klass, topology, loads[klass], ownership.held, index, rack, released, released_from
-        )
+        share = _keep(klass, topology, loads[klass], ownership.held, index, released)
         for member, ids in share.kept.items():
             kept[member] = ids
         shares.append(share)
@@ -71,10 +68,6 @@ def allocate(
     ]
     leftovers: list[list[Pool]] = [[] for _ in shares]
     for block, pool in enumerate(pools):
-        if rack.enabled and len(pool):
-            pool = _deal_block_by_rack(
-                block, pool, topology, wanted, deficit, given, rack, released_from
-            )
         position = 0
         for klass in topology.subscribers[block]:
             count = wanted[klass].get(block, 0)
@@ -83,10 +76,8 @@ def allocate(
                 position += count
     for klass, chunks in enumerate(leftovers):
         pool = chunks[0] if len(chunks) == 1 else list(chain.from_iterable(chunks))
-        members = [m for m in topology.members[klass] if deficit[m] > 0]
-        for member, piece in zip(
-            members, _stride(pool, [deficit[m] for m in members]), strict=True
-        ):
+        takers = [m for m in topology.members[klass] if deficit[m] > 0]
+        for member, piece in zip(takers, stride(pool, [deficit[m] for m in takers]), strict=True):
             given[member].extend(piece)
     return Allocation(kept, given)
 
@@ -109,7 +100,7 @@ def _split_by_block(
     return by_block
 
 
-def _keep(klass, topology, load, held, index, rack, released, released_from) -> _ClassShare:
+def _keep(klass, topology, load, held, index, released) -> _ClassShare:
     """Decide what each member of ``klass`` keeps; everything else goes to ``released``."""
     members = topology.members[klass]
     blocks = topology.blocks_of[klass]
@@ -117,11 +108,6 @@ def _keep(klass, topology, load, held, index, rack, released, released_from) -> 
     if not any(held[m] for m in members):  # a fresh class: nothing to keep
         return _ClassShare(quota, {m: [] for m in members}, dict.fromkeys(blocks, 0))
     mine = {m: _split_by_block(held[m], blocks, topology, index) for m in members}
-    if rack.enabled and rack.trade_owned:
-        mine = {
-            m: _rack_local_first(m, by_block, rack, released, released_from)
-            for m, by_block in mine.items()
-        }
     counts = max_keep(
         quota,
         {b: load.get(b, 0) for b in blocks},
@@ -132,6 +118,8 @@ def _keep(klass, topology, load, held, index, rack, released, released_from) -> 
     for member in members:
         for block, ids in mine[member].items():
             count = counts[member][block]
+            if count < len(ids) and len(topology.topics_of_block[block]) > 1:
+                ids = spread_over_topics(ids, index)
             kept[member].extend(ids[:count])
             kept_per_block[block] += count
             if count < len(ids):
@@ -139,17 +127,23 @@ def _keep(klass, topology, load, held, index, rack, released, released_from) -> 
     return _ClassShare(quota, kept, kept_per_block)
 
 
-def _rack_local_first(member, by_block, rack, released, released_from):
-    """Rack-aware: only rack-local partitions are kept outright; the others are released (and
-    remembered, so the member gets them back if no rack-local member wants them)."""
-    local: dict[int, list[int]] = {}
-    for block, ids in by_block.items():
-        local[block] = [pid for pid in ids if rack.matches(member, pid)]
-        if len(local[block]) < len(ids):
-            remote = [pid for pid in ids if not rack.matches(member, pid)]
-            released.setdefault(block, []).extend(remote)
-            released_from.update(dict.fromkeys(remote, member))
-    return local
+def spread_over_topics(ids: list[int], index: PartitionIndex) -> list[int]:
+    """``ids`` reordered so that every prefix takes from each topic in proportion to what the
+    member holds of it: a member keeping part of its holdings keeps a slice of every topic,
+    and what it gives up (dealt to the others in strides) is spread over the topics too.
+    Java's suite expects this: a member owning 12 + 12 of two topics keeps 6 + 6 when a
+    second member joins, and the newcomer gets the other 6 + 6."""
+    rank: dict[int, int] = {}
+    held: dict[int, int] = {}
+    topic_of = [index.topic_index(pid) for pid in ids]
+    for topic in topic_of:
+        held[topic] = held.get(topic, 0) + 1
+    keys = []
+    for pid, topic in zip(ids, topic_of, strict=True):
+        position = rank.get(topic, 0)
+        rank[topic] = position + 1
+        keys.append(((2 * position + 1) / held[topic], topic, pid))
+    return [pid for _, _, pid in sorted(keys)]
 
 
 def _pools(topology, ownership, index, released) -> list[Pool]:
@@ -176,42 +170,7 @@ def _contiguous(ranges: list[range]) -> bool:
     return all(a.stop == b.start for a, b in zip(ranges, ranges[1:], strict=False))
 
 
-def _deal_block_by_rack(block, pool, topology, wanted, deficit, given, rack, released_from):
-    """Rack-aware: give a block's pool partitions to rack-local members first, then back to the
-    member that released them (for not being rack-local) if nobody local wants them.
-
-    :returns: the partitions still to deal (``wanted`` and ``deficit`` updated)
-    """
-    open_members = {
-        m
-        for c in topology.subscribers[block]
-        if wanted[c].get(block, 0) > 0
-        for m in topology.members[c]
-        if deficit[m] > 0
-    }
-    budget = {c: wanted[c].get(block, 0) for c in topology.subscribers[block]}
-
-    def take(member: int, pid: int) -> bool:
-        klass = topology.class_of[member]
-        if deficit[member] <= 0 or budget[klass] <= 0:
-            return False
-        given[member].append([pid])
-        deficit[member] -= 1
-        budget[klass] -= 1
-        wanted[klass][block] -= 1
-        return True
-
-    rest = []
-    dealer = rack.dealer(open_members, deficit)
-    for pid in dealer.order(pool):
-        if not any(take(m, pid) for m in dealer.candidates(pid)):
-            owner = released_from.get(pid)
-            if owner is None or owner not in open_members or not take(owner, pid):
-                rest.append(pid)
-    return sorted(rest)
-
-
-def _stride(pool: Pool, wants: list[int]) -> list[list[Pool]]:
+def stride(pool: Pool, wants: list[int]) -> list[list[Pool]]:
     """Pieces of ``pool`` for each want, dealt in layers of equal strides."""
     pieces: list[list[Pool]] = [[] for _ in wants]
     active = [i for i, want in enumerate(wants) if want > 0]

@@ -2,13 +2,16 @@
 CooperativeStickyAssignor, wire-compatible, so Java and Python members can share a group).
 
 Both run the same pipeline: intern partitions as ids, resolve previous ownership by generation,
-balance class loads, keep what can be kept, deal the rest. The cooperative one then withholds
+balance class loads, then (when racks or differing members make it a real choice) pick exactly
+the balanced assignment with the most rack-local and then the most kept partitions, and deal
+the rest. The cooperative one then withholds
 every partition some other member may still own: it is revoked this round and assigned in the
 follow-up round, so no partition is ever owned by two members at once.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import chain
 
@@ -24,7 +27,9 @@ from assignframe import (
 )
 
 from .balance import Topology, plan_class_loads
+from .movement import plan_members
 from .ownership import Ownership, PartitionIndex, resolve_claims
+from .planned import allocate_planned, partition_groups
 from .rack import RackInfo
 from .realize import Allocation, allocate
 from .userdata import (
@@ -56,17 +61,29 @@ def sticky_assign(
     claims = [claim_of(group.members[m]) for m in member_ids]
     ownership = resolve_claims(index, claims, subscribed, track_claimants=cooperative)
     topology = Topology.of(subscribed, [position[t][2] for t in index.topics])
-    holdings = [
-        sorted((len(ownership.held[m]) for m in members), reverse=True)
-        for members in topology.members
-    ]
     held = _held_per_class(topology, ownership, index)
-    loads = plan_class_loads(topology, held, _free_per_block(topology, held), holdings)
-    racks = RackInfo(group, index, member_ids, trade_owned=not cooperative)
-    allocation = allocate(topology, loads, ownership, index, racks)
+    loads = plan_class_loads(topology, held, _free_per_block(topology, held))
+    racks = RackInfo(group, index, member_ids)
+    if racks.enabled or (len(topology.members) > 1 and any(ownership.held)):
+        # which balanced assignment is a real choice here: decide it exactly, per member
+        # (one class without racks needs no choice: q + 1 to the biggest holders keeps most)
+        groups, group_at = partition_groups(topology, index, racks)
+        group_of = group_at.__getitem__
+        held_per_group = _held_counts(ownership, group_at, len(member_ids))
+        plan = plan_members(topology, loads, groups, held_per_group, racks.member_rack)
+        allocation = allocate_planned(
+            topology, plan, group_of, ownership, index, groups_are_blocks=not racks.enabled
+        )
+    else:
+        allocation = allocate(topology, loads, ownership, index)
     if cooperative and ownership.claimant is not None:
         _withhold_claimed_elsewhere(allocation, ownership)
     return _to_group_assignment(member_ids, allocation, index.partition_objects())
+
+
+def _held_counts(ownership: Ownership, group_at, members: int) -> list[dict[int, int]]:
+    """Per member index, partition group -> how many it holds (a valid claim to)."""
+    return [dict(Counter(map(group_at.__getitem__, ids))) for ids in ownership.held[:members]]
 
 
 def _subscribed_topic_indexes(sharing, members: int, position) -> list[frozenset[int]]:

@@ -2,9 +2,10 @@
 
 ``sticky`` (eager) members drop their partitions before every rebalance, so their previous
 assignment and generation travel in the StickyAssignor user data (V1; V0 without a generation is
-still read). ``cooperative-sticky`` members keep their partitions and send them as the
-subscription's owned partitions; their user data is only the int32 generation that subscriptions
-v0/v1 cannot carry (librdkafka and franz-go send the sticky V1 layout instead, also accepted).
+still read, and kafka-python 3's int16-version-prefixed form). ``cooperative-sticky`` members
+keep their partitions and send them as the subscription's owned partitions; their user data is
+only the int32 generation that subscriptions v0/v1 cannot carry (librdkafka and franz-go send
+the sticky V1 layout instead, also accepted).
 
 A :class:`Claim` is the leader's view of one member's previous ownership, whatever carried it.
 """
@@ -83,13 +84,36 @@ def cooperative_user_data(generation: int) -> bytes:
 
 
 def decode_sticky(user_data: bytes | None) -> Any:
-    """Decode StickyAssignor user data (V1, falling back to V0); None for null or empty bytes."""
+    """Decode StickyAssignor user data; None for null or empty bytes.
+
+    Java's V1, else Java's V0 (Java's own fallback), else kafka-python 3's form: an int16
+    version (0 or 1) followed by that version's layout. Java cannot read the last one, but an
+    assignframe leader can, so such members keep what they own.
+    """
     if not user_data:
         return None
+    data = bytes(user_data)
     try:
-        return decode_sticky_user_data(bytes(user_data))
+        return decode_sticky_user_data(data)
     except CodecError as error:
-        raise UserDataError(f"not StickyAssignor user data (V1 or V0): {error}") from error
+        prefixed = _kafka_python_sticky(data)
+        if prefixed is None:
+            raise UserDataError(
+                f"not StickyAssignor user data (V1, V0, or kafka-python's version-prefixed form):"
+                f" {error}"
+            ) from error
+        return prefixed
+
+
+def _kafka_python_sticky(data: bytes) -> Any:
+    """kafka-python's int16-version-prefixed sticky user data, or None if it is not that."""
+    version = int.from_bytes(data[:2], "big", signed=True) if len(data) >= 2 else -1
+    if version not in (0, 1):
+        return None
+    try:
+        return decode_sticky_user_data(data[2:], version)
+    except CodecError:
+        return None
 
 
 def decode_cooperative(user_data: bytes | None) -> Any:

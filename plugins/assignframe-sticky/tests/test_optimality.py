@@ -1,0 +1,160 @@
+"""Exact optimality on small groups: balance, then the most partitions kept, checked against an
+exhaustive search written here (independent of the plugin's flow model).
+
+For each random group (random subscriptions, random prior ownership) every valid assignment is
+enumerated: each partition to one of its subscribers. Ours must reach the best balance (the
+least sum of squared loads, which also gives the least KIP-54 score of all load vectors that
+are "balanced" in the chain-of-moves sense), and among all assignments with our exact load
+multiset it must put the fewest partitions on a member whose rack holds no replica (when racks
+apply, by Java's rule) and, among those, keep the most partitions with their previous owners.
+"""
+
+from __future__ import annotations
+
+import os
+from itertools import product
+
+from assignframe_codec import encode_sticky_user_data
+from assignframe_sticky import CooperativeStickyStrategy, StickyStrategy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support import _rack_aware, check_assignment, rack_mismatches
+
+from assignframe import Cluster, GroupSubscription, Member
+
+# ASSIGNFRAME_STICKY_OPTIMAL=5000 for a long hunt
+SETTINGS = settings(
+    max_examples=int(os.environ.get("ASSIGNFRAME_STICKY_OPTIMAL", "1000")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+TOPICS = ("a", "b", "c")
+
+
+@st.composite
+def small_groups(draw):
+    """Up to 4 members, 3 topics, 7 partitions; each partition owned before by one of its
+    subscribers or by nobody (a member that left, or a new partition)."""
+    counts = {t: draw(st.integers(0, 3)) for t in TOPICS}
+    while sum(counts.values()) > 7:
+        counts[max(counts, key=counts.get)] -= 1
+    members = [f"m{i}" for i in range(draw(st.integers(1, 4)))]
+    topics = {m: tuple(sorted(draw(st.sets(st.sampled_from(TOPICS), min_size=1)))) for m in members}
+    owners = {}
+    for topic, count in counts.items():
+        subscribers = [m for m in members if topic in topics[m]]
+        for partition in range(count):
+            owner = draw(st.sampled_from([None, *subscribers]))
+            if owner is not None:
+                owners[topic, partition] = owner
+    racks = None
+    if draw(st.booleans()):
+        member_racks = {m: draw(st.sampled_from([None, "r1", "r2"])) for m in members}
+        replicas = {
+            t: tuple(
+                tuple(sorted(draw(st.sets(st.sampled_from(["r1", "r2", "r3"]), max_size=2))))
+                for _ in range(counts[t])
+            )
+            for t in TOPICS
+        }
+        racks = (member_racks, replicas)
+    return counts, topics, owners, racks
+
+
+def _group(counts, topics, owners, cooperative: bool, racks=None) -> GroupSubscription:
+    strategy = CooperativeStickyStrategy() if cooperative else StickyStrategy()
+    member_racks, replicas = racks if racks else ({}, None)
+    members = {}
+    for member_id, subscribed in topics.items():
+        mine = sorted(tp for tp, owner in owners.items() if owner == member_id)
+        rack = member_racks.get(member_id)
+        if cooperative:
+            members[member_id] = Member(
+                member_id, subscribed, owned_partitions=mine, generation=1, rack=rack
+            )
+        else:
+            user_data = encode_sticky_user_data(mine, 1)
+            members[member_id] = Member(
+                member_id,
+                subscribed,
+                user_data=user_data,
+                decoded_user_data=strategy.decode_user_data(user_data, 3),
+                rack=rack,
+            )
+    return GroupSubscription(members, Cluster(counts, replicas), 2)
+
+
+def _settled(strategy, group: GroupSubscription):
+    """Cooperative: this round, then the follow-up once revoked partitions are released."""
+    first = strategy.assign(group)
+    if not isinstance(strategy, CooperativeStickyStrategy):
+        return first
+    members = {
+        m: Member(m, x.topics, owned_partitions=first.partitions_of(m), generation=2, rack=x.rack)
+        for m, x in group.members.items()
+    }
+    follow_up = GroupSubscription(members, group.cluster, 3)
+    settled = strategy.assign(follow_up)
+    # settled in one follow-up: nothing left to revoke, every partition assigned
+    assert check_assignment(follow_up, settled, cooperative=False) == []
+    return settled
+
+
+def exhaustive_optimum(group, owners) -> tuple[int, dict[tuple[int, ...], tuple[int, int]]]:
+    """The least sum of squared loads over every valid assignment, and per sorted load vector
+    the best (fewest off-rack, then most kept) as ``(off-rack, -kept)``."""
+    topics = {m: x.topics for m, x in group.members.items()}
+    counts = group.cluster.partitions_per_topic
+    members = sorted(topics)
+    subscribed = {t for m in members for t in topics[m]}
+    partitions = [(t, p) for t in TOPICS if t in subscribed for p in range(counts.get(t, 0))]
+    choices = [[m for m in members if tp[0] in topics[m]] for tp in partitions]
+    off_rack = _off_rack_table(group, partitions)
+    least = None
+    best: dict[tuple[int, ...], tuple[int, int]] = {}
+    for pick in product(*choices):
+        loads = dict.fromkeys(members, 0)
+        for member in pick:
+            loads[member] += 1
+        vector = tuple(sorted(loads.values()))
+        squares = sum(v * v for v in vector)
+        least = squares if least is None else min(least, squares)
+        kept = sum(owners.get(tp) == member for tp, member in zip(partitions, pick, strict=True))
+        misplaced = sum(
+            off_rack.get((tp, member), 0) for tp, member in zip(partitions, pick, strict=True)
+        )
+        score = (misplaced, -kept)
+        best[vector] = min(best.get(vector, score), score)
+    return least or 0, best
+
+
+def _off_rack_table(group, partitions) -> dict:
+    """(partition, member) -> 1 where the member's rack holds no replica, when racks apply."""
+    replicas = group.cluster.partition_racks
+    if not replicas or not _rack_aware(group):
+        return {}
+    return {
+        ((t, p), m): 1
+        for (t, p) in partitions
+        for m, x in group.members.items()
+        if x.rack and x.rack not in replicas[t][p]
+    }
+
+
+@SETTINGS
+@given(case=small_groups(), cooperative=st.booleans())
+def test_balance_then_racks_then_most_kept_is_the_exact_optimum(case, cooperative):
+    counts, topics, owners, racks = case
+    strategy = CooperativeStickyStrategy() if cooperative else StickyStrategy()
+    group = _group(counts, topics, owners, cooperative, racks)
+    assignment = _settled(strategy, group)
+    loads = {m: len(assignment.partitions_of(m)) for m in topics}
+    vector = tuple(sorted(loads.values()))
+    kept = sum(
+        owners.get((tp.topic, tp.partition)) == m
+        for m in topics
+        for tp in assignment.partitions_of(m)
+    )
+    least, best = exhaustive_optimum(group, owners)
+    assert sum(v * v for v in vector) == least, f"not the best balance: {loads}"
+    assert (rack_mismatches(group, assignment), -kept) == best[vector], best
