@@ -141,8 +141,8 @@ def test_java_sticky_user_data_and_the_last_join_round():
     for previous, snapshot in zip(rounds, rounds[1:3], strict=False):
         before = {m["member_id"]: assigned(m) for m in previous["members"]}
         for member in snapshot["members"]:
-            user_data = member["subscription"]["user_data_decoded"]["value"]
             if member["member_id"] in before:  # j3 joins fresh in generation 2
+                user_data = member["subscription"]["user_data_decoded"]["value"]
                 assert (
                     user_data["layout"] == "sticky V1"
                     and user_data["generation"] == previous["generation"]

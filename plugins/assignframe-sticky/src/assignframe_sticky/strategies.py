@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import chain
+from typing import Any
 
 from assignframe import (
     GroupAssignment,
@@ -39,6 +40,8 @@ from .userdata import (
     cooperative_user_data,
     decode_cooperative,
     decode_sticky,
+    describe_cooperative,
+    describe_sticky,
     sticky_claim,
     sticky_user_data,
 )
@@ -171,6 +174,9 @@ class StickyStrategy(Strategy):
     def decode_user_data(self, user_data: bytes | None, subscription_version: int):
         return decode_sticky(user_data)
 
+    def describe_user_data(self, decoded: Any) -> Any:
+        return describe_sticky(decoded)
+
     def on_assignment(
         self, assignment: MemberAssignment, generation: int, state: MemberState
     ) -> MemberState:
@@ -200,3 +206,6 @@ class CooperativeStickyStrategy(Strategy):
 
     def decode_user_data(self, user_data: bytes | None, subscription_version: int):
         return decode_cooperative(user_data)
+
+    def describe_user_data(self, decoded: Any) -> Any:
+        return describe_cooperative(decoded)

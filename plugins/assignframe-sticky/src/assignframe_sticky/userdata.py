@@ -32,6 +32,8 @@ __all__ = [
     "cooperative_user_data",
     "decode_cooperative",
     "decode_sticky",
+    "describe_cooperative",
+    "describe_sticky",
     "sticky_claim",
     "sticky_user_data",
 ]
@@ -105,15 +107,64 @@ def decode_sticky(user_data: bytes | None) -> Any:
         return prefixed
 
 
+@dataclass(frozen=True)
+class PrefixedStickyUserData:
+    """kafka-python 3's sticky user data: an int16 version, then Java's V0/V1 layout (which Java
+    itself cannot read). Reads like the codec's sticky user data."""
+
+    version: int
+    generation: int | None
+    previous_assignment: Any
+
+
 def _kafka_python_sticky(data: bytes) -> Any:
     """kafka-python's int16-version-prefixed sticky user data, or None if it is not that."""
     version = int.from_bytes(data[:2], "big", signed=True) if len(data) >= 2 else -1
     if version not in (0, 1):
         return None
     try:
-        return decode_sticky_user_data(data[2:], version)
+        inner = decode_sticky_user_data(data[2:], version)
     except CodecError:
         return None
+    return PrefixedStickyUserData(version, inner.generation, inner.previous_assignment)
+
+
+def _pairs(groups: Any) -> list[list[Any]]:
+    return [[group.topic, partition] for group in groups or () for partition in group.partitions]
+
+
+def describe_sticky(decoded: Any) -> dict[str, Any] | None:
+    """What ``assignframe decode`` shows of a sticky member's user data."""
+    if decoded is None:
+        return None
+    if isinstance(decoded, PrefixedStickyUserData):
+        layout = f"kafka-python sticky (int16 version prefix) V{decoded.version}"
+    else:
+        layout = f"sticky {decoded.layout}"
+    return {
+        "layout": layout,
+        "generation": decoded.generation,
+        "previous_assignment": _pairs(decoded.previous_assignment),
+    }
+
+
+_COOPERATIVE_LAYOUTS = {
+    "java-generation": "cooperative-sticky generation (Java)",
+    "sticky-v1": "cooperative-sticky in the sticky V1 layout (librdkafka)",
+}
+
+
+def describe_cooperative(decoded: Any) -> dict[str, Any] | None:
+    """What ``assignframe decode`` shows of a cooperative-sticky member's user data."""
+    if decoded is None:
+        return None
+    result: dict[str, Any] = {
+        "layout": _COOPERATIVE_LAYOUTS.get(decoded.layout, decoded.layout),
+        "generation": decoded.generation,
+    }
+    if decoded.previous_assignment is not None:
+        result["previous_assignment"] = _pairs(decoded.previous_assignment)
+    return result
 
 
 def decode_cooperative(user_data: bytes | None) -> Any:
