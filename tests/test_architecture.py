@@ -21,7 +21,12 @@ PLUGINS = sorted(p for p in (ROOT / "plugins").glob("assignframe-*") if (p / "sr
 TOOLS = ("decode", "simulate", "audit", "report")
 ADAPTERS = ("kafka_python", "aiokafka", "_bridge")
 #: Core modules a plugin may import besides the names ``assignframe`` exports.
-PUBLIC_MODULES = ("assignframe.javaorder", "assignframe.jsonview", "assignframe.testing")
+PUBLIC_MODULES = (
+    "assignframe.javaorder",
+    "assignframe.jsonview",
+    "assignframe.server_assignor",  # the server-assignor interface (strategy.py: the client one)
+    "assignframe.testing",
+)
 
 
 def _imports(path: Path) -> list[tuple[str, tuple[str, ...], int]]:

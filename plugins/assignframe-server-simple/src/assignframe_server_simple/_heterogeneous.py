@@ -9,6 +9,7 @@ any more are never visited, so their partitions stay where they are (Java's beha
 
 from __future__ import annotations
 
+from assignframe import ServerGroupSpec
 from assignframe.javaorder import (
     JavaHashMap,
     JavaHashSet,
@@ -16,7 +17,6 @@ from assignframe.javaorder import (
     assignor_helpers_capacity,
     java_int_hash,
 )
-from assignframe.server_assignor import ServerGroupSpec
 
 from ._common import (
     MemberAssignments,

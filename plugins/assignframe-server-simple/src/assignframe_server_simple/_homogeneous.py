@@ -11,6 +11,7 @@ iteration order of Java's hash tables, replayed with :mod:`assignframe.javaorder
 
 from __future__ import annotations
 
+from assignframe import ServerGroupSpec
 from assignframe.javaorder import (
     JavaHashMap,
     JavaHashSet,
@@ -19,7 +20,6 @@ from assignframe.javaorder import (
     java_int_hash,
     topic_id_partition_hash,
 )
-from assignframe.server_assignor import ServerGroupSpec
 
 from ._common import (
     MemberAssignments,

@@ -11,8 +11,8 @@ subscribers differ by at most one, so overlapping subscriptions can stay "almost
 
 from __future__ import annotations
 
+from assignframe import ServerGroupSpec
 from assignframe.javaorder import Uuid
-from assignframe.server_assignor import ServerGroupSpec
 
 from ._balancer import MemberBalancer
 

@@ -10,8 +10,8 @@ then take partitions from the front of that list, in member order.
 
 from __future__ import annotations
 
+from assignframe import ServerGroupSpec
 from assignframe.javaorder import JavaHashSet, Uuid
-from assignframe.server_assignor import ServerGroupSpec
 
 __all__ = ["assign_homogeneous"]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from assignframe import ServerGroupSpec
 from assignframe.javaorder import JavaHashMap, JavaHashSet, Uuid, java_int_hash
-from assignframe.server_assignor import ServerGroupSpec
 
 __all__ = ["heterogeneous_order", "homogeneous_order"]
 
