@@ -54,44 +54,15 @@ def checked_strategies(pm: PluginManager, names: Iterable[str], where: str) -> N
 def checked_options(
     pm: PluginManager, name: str, options: dict[str, Any], where: str = "--option"
 ) -> dict[str, Any]:
-    """``options`` if strategy ``name`` declares each one with a value of its default's type.
-
-    Strategies that declare nothing (``option_defaults = None``) get their options unchecked.
-    """
+    """``options`` if strategy ``name`` accepts them (:meth:`Strategy.check_options`)."""
     checked_strategies(pm, [name], "--strategy")
-    declared = pm.registry.get(name).cls.option_defaults
-    if declared is None:
-        return options
-    for key, value in options.items():
-        if key not in declared:
-            raise UnknownOptionError(
-                f"strategy {name!r} has no option {key!r}; it accepts {_described(declared)}",
-                where,
-            )
-        if not _same_type(value, declared[key]):
-            raise UnknownOptionError(
-                f"option {key!r} of strategy {name!r} expects "
-                f"{type(declared[key]).__name__} (default {json.dumps(declared[key])}), "
-                f"got {json.dumps(value)}",
-                where,
-            )
+    try:
+        pm.registry.get(name).cls.check_options(options)
+    except UnknownOptionError as exc:
+        raise UnknownOptionError(exc.what, where) from None
+    except ValueError as exc:  # a strategy's own value check
+        raise UnknownOptionError(f"strategy {name!r}: {exc}", where) from None
     return options
-
-
-def _described(declared: dict[str, Any] | Any) -> str:
-    if not declared:
-        return "no options"
-    return ", ".join(f"{k} (default {json.dumps(v)})" for k, v in sorted(declared.items()))
-
-
-def _same_type(value: Any, default: Any) -> bool:
-    if default is None:
-        return True
-    if isinstance(default, bool) or isinstance(value, bool):
-        return isinstance(value, bool) and isinstance(default, bool)
-    if isinstance(default, float):
-        return isinstance(value, (int, float))
-    return isinstance(value, type(default))
 
 
 def read_text(path: str | Path) -> str:

@@ -35,6 +35,12 @@ class Tunable(Strategy):
     name = "tunable"
     option_defaults = {"refine": True, "budget": 10}
 
+    @classmethod
+    def check_options(cls, options):
+        super().check_options(options)
+        if options.get("budget", 10) < 0:
+            raise ValueError("budget cannot be negative")
+
     def assign(self, group):
         return GroupAssignment.from_partitions({m: [] for m in group.members})
 
@@ -155,6 +161,11 @@ TABLE = [
         ["assign", "group.yaml", "-s", "tunable", "-o", "budget=1.5"],
         2,
         "option 'budget' of strategy 'tunable' expects int (default 10), got 1.5 (--option)",
+    ),
+    (
+        ["assign", "group.yaml", "-s", "tunable", "-o", "budget=-1"],
+        2,
+        "strategy 'tunable': budget cannot be negative (--option)",
     ),
     (
         ["assign", "group.yaml", "-s", "range", "-o", "novalue"],

@@ -7,6 +7,7 @@ assignframe's public API (``from assignframe import ...``), as any third-party s
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from assignframe import (
@@ -38,6 +39,12 @@ class RedundantStrategy(Strategy):
         return GroupAssignment.from_partitions(
             assign_replicated(group, self.owners_per_partition(group))
         )
+
+    @classmethod
+    def check_options(cls, options: Mapping[str, Any]) -> None:
+        super().check_options(options)
+        if "replicas" in options:
+            _as_replicas(options["replicas"])  # at least 1, before any group is assigned
 
     def owners_per_partition(self, group: GroupSubscription) -> int:
         wanted = [self._configured_replicas(group.options)]
