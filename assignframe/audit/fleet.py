@@ -111,11 +111,13 @@ def _snapshot(
     if generation > 1:  # the group lived before: its next round creates ``generation``
         runner.adopt(GroupAssignment({}), generation - 1)
     consumers = [
-        Consumer(m, subscriptions[m], (protocol,), racks[i % len(racks)] if racks else None)
+        Consumer(m, tuple(subscriptions[m]), (protocol,), racks[i % len(racks)] if racks else None)
         for i, m in enumerate(members)
     ]
     final = runner.rebalance(consumers).final
-    assignment = {m: [tuple(tp) for tp in final.assignment.partitions_of(m)] for m in members}
+    assignment: dict[str, list[Pair]] = {
+        m: [(tp.topic, tp.partition) for tp in final.assignment.partitions_of(m)] for m in members
+    }
     broken = _inject_fault(rng, assignment, subscriptions, topics)
     assignment_bytes = {
         m: codec.encode_assignment(assignment[m], version=3) if m in broken

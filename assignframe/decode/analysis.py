@@ -96,10 +96,11 @@ def analyse(
     """Fill ``typed``, ``changes``, ``metrics`` (and ``replay`` when a strategy name is given)
     in place."""
     for timeline in timelines:
-        for snapshot in timeline.snapshots:
-            snapshot.typed = group_snapshot(snapshot)
+        typed = {id(s): group_snapshot(s) for s in timeline.snapshots}
         for previous, snapshot in _with_previous(timeline.snapshots):
+            snapshot.typed = typed[id(snapshot)]
             snapshot.changes = assignment_changes(previous, snapshot)
-            snapshot.metrics = generation_metrics(snapshot.typed, previous and previous.typed)
+            before = typed[id(previous)] if previous is not None else None
+            snapshot.metrics = generation_metrics(typed[id(snapshot)], before)
             if replay:
                 snapshot.replay = replay_snapshot(snapshot, replay, manager)

@@ -169,7 +169,7 @@ def _show(result: PayloadResult | OffsetsRecord, out: Console, as_json: bool) ->
 
 #: ``live(report, progress)`` -> each record's ``(key, value, where, offset)`` (offsets_command)
 LiveRecords = Callable[
-    [Callable[[str, int, str], None], Callable[[int, int], None]],
+    [Callable[[str, int, str], object], Callable[[int, int], None]],
     Iterable[tuple[bytes, "bytes | None", str, int]],
 ]
 

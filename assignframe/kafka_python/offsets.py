@@ -21,7 +21,7 @@ __all__ = ["RawRecord", "consume_offsets"]
 #: where it was read (``topic-partition offset N``); decoding them is decode's business.
 RawRecord = tuple[bytes, "bytes | None", str, int]
 #: ``report(where, offset, message)``: how reading problems are said (e.g. ``Problems.add``)
-Report = Callable[[str, int, str], None]
+Report = Callable[[str, int, str], object]
 
 
 def consume_offsets(
