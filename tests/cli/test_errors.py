@@ -59,7 +59,7 @@ def cli_pm(spm, monkeypatch):
 
 
 @pytest.fixture
-def workdir(tmp_path, monkeypatch):
+def workdir(tmp_path, monkeypatch, cli_pm):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "adir").mkdir()
     (tmp_path / "empty").write_bytes(b"")
@@ -68,7 +68,7 @@ def workdir(tmp_path, monkeypatch):
     (tmp_path / "group.yaml").write_text(GROUP)
     (tmp_path / "members.yaml").write_text("members: [1]\n")
     (tmp_path / "bad.jsonl").write_text('{"id": "x", "rounds": []}\n')
-    write_fleet(tmp_path / "fleet.jsonl", 4, seed=3, max_members=3, max_partitions=6)
+    write_fleet(tmp_path / "fleet.jsonl", 4, seed=3, max_members=3, max_partitions=6, pm=cli_pm)
     return tmp_path
 
 
