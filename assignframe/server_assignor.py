@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from operator import methodcaller
 from typing import Any, ClassVar
 
+from .configurable import Configurable
 from .javaorder import JavaHashSet, Uuid, java_sorted_hash_order, java_string_hash, java_string_key
 
 __all__ = [
@@ -319,7 +320,7 @@ def _frozen_topics(topics: Mapping[Uuid, Iterable[int]]) -> dict[Uuid, tuple[int
     return {topic_id: tuple(ps) for topic_id, ps in topics.items()}
 
 
-class ServerAssignor(abc.ABC):
+class ServerAssignor(Configurable, abc.ABC):
     """Base class of every server-side assignor (see the module docstring for a tutorial).
 
     :param options: operator-given options; kept as ``self.options``
@@ -327,21 +328,9 @@ class ServerAssignor(abc.ABC):
 
     #: The broker's name for it (``group.consumer.assignors``); shown as ``server:<name>``.
     name: ClassVar[str]
+    _kind: ClassVar[str] = "server assignor"
     #: The group types the broker uses it for: ``consumer`` (KIP-848) or ``share`` (KIP-932).
     group_types: ClassVar[tuple[str, ...]] = (CONSUMER_GROUP,)
-
-    def __init__(self, **options: Any) -> None:
-        self.options: Mapping[str, Any] = dict(options)
-
-    def __repr__(self) -> str:
-        options = ", ".join(f"{k}={v!r}" for k, v in sorted(self.options.items()))
-        return f"{type(self).__name__}({options})"
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.options == self.options  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash((type(self), tuple(sorted(self.options.items(), key=repr))))
 
     @classmethod
     def qualified_name(cls) -> str:

@@ -53,11 +53,10 @@ Then test it with the contract suite: subclass ``assignframe.testing.StrategyCon
 from __future__ import annotations
 
 import abc
-import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .errors import UnknownOptionError
+from .configurable import Configurable
 from .jsonview import json_value
 from .model import (
     GroupAssignment,
@@ -70,7 +69,7 @@ from .model import (
 __all__ = ["Strategy"]
 
 
-class Strategy(abc.ABC):
+class Strategy(Configurable, abc.ABC):
     """Base class of every assignment strategy (see the module docstring for a tutorial).
 
     :param options: operator-given options (e.g. ``replicas=2``); kept as ``self.options``.
@@ -85,45 +84,6 @@ class Strategy(abc.ABC):
     #: options. ``None`` (the default, for strategies written before this existed): undeclared,
     #: any option passes unchecked. The command line rejects undeclared options and lists these.
     option_defaults: ClassVar[Mapping[str, Any] | None] = None
-
-    def __init__(self, **options: Any) -> None:
-        self.options: Mapping[str, Any] = dict(options)
-
-    @classmethod
-    def check_options(cls, options: Mapping[str, Any]) -> None:
-        """Refuse options this strategy does not accept, before any work is done.
-
-        The default checks names and types against :attr:`option_defaults` (nothing when it is
-        None). Override it to check values too (call ``super().check_options(options)`` first).
-
-        :raises UnknownOptionError: an undeclared option, or a value it cannot take; the message
-            says which and lists what the strategy accepts
-        """
-        declared = cls.option_defaults
-        if declared is None:
-            return
-        for key, value in options.items():
-            if key not in declared:
-                raise UnknownOptionError(
-                    f"strategy {cls.name!r} has no option {key!r}; it accepts "
-                    f"{_described(declared)}"
-                )
-            if not _same_type(value, declared[key]):
-                raise UnknownOptionError(
-                    f"option {key!r} of strategy {cls.name!r} expects "
-                    f"{type(declared[key]).__name__} (default {json.dumps(declared[key])}), "
-                    f"got {json.dumps(value)}"
-                )
-
-    def __repr__(self) -> str:
-        options = ", ".join(f"{k}={v!r}" for k, v in sorted(self.options.items()))
-        return f"{type(self).__name__}({options})"
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.options == self.options  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash((type(self), tuple(sorted(self.options.items(), key=repr))))
 
     @property
     def protocol(self) -> RebalanceProtocol:
@@ -176,18 +136,3 @@ class Strategy(abc.ABC):
         """
         return 1
 
-
-def _described(declared: Mapping[str, Any]) -> str:
-    if not declared:
-        return "no options"
-    return ", ".join(f"{k} (default {json.dumps(v)})" for k, v in sorted(declared.items()))
-
-
-def _same_type(value: Any, default: Any) -> bool:
-    if default is None:
-        return True
-    if isinstance(default, bool) or isinstance(value, bool):
-        return isinstance(value, bool) and isinstance(default, bool)
-    if isinstance(default, float):
-        return isinstance(value, (int, float))
-    return isinstance(value, type(default))
