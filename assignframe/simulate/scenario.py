@@ -70,7 +70,9 @@ class Scenario:
         of once per strategy under comparison.
         """
         joins = [e for step in self.steps for e in step.events if e.kind == "join"]
-        return bool(joins) and all(e.strategies is not None for e in joins)
+        return bool(joins) and all(
+            e.strategies is not None or e.protocol == "consumer" for e in joins
+        )
 
 
 def load_scenario(path: str | Path) -> Scenario:
