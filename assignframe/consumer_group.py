@@ -88,7 +88,9 @@ def target_assignment(
             member_id: MemberAssignment(
                 tuple(
                     TopicPartition(name_of[tid], p)
-                    for tid, p in sorted(result.partitions_of(member_id), key=lambda x: (name_of[x[0]], x[1]))
+                    for tid, p in sorted(
+                        result.partitions_of(member_id), key=lambda x: (name_of[x[0]], x[1])
+                    )
                 )
             )
             for member_id in group.members
@@ -187,7 +189,11 @@ def reconcile(
     for member, assignment in target.assignments.items():
         for tp in assignment.partitions:
             if tp in unowned and holder.get(tp) in target.assignments:
-                done = max(done, heartbeat_from(member, heartbeat_from(holder[tp], start)
-                                                + heartbeat_interval_ms))
+                done = max(
+                    done,
+                    heartbeat_from(
+                        member, heartbeat_from(holder[tp], start) + heartbeat_interval_ms
+                    ),
+                )
     heartbeats = -(-(done - start + 1) // heartbeat_interval_ms) if unowned else 0
     return Reconciliation(target, heartbeats, unowned, revoked)

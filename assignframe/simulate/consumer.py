@@ -48,7 +48,9 @@ class ConsumerSide:
         self.heartbeat_ms = int(options.get("heartbeat_interval_ms", DEFAULT_HEARTBEAT_INTERVAL_MS))
         self.batch_ms = int(options.get("assignment_interval_ms", 0))
         if self.heartbeat_ms <= 0 or self.batch_ms < 0:
-            raise ValueError("options: heartbeat_interval_ms must be > 0, assignment_interval_ms >= 0")
+            raise ValueError(
+                "options: heartbeat_interval_ms must be > 0, assignment_interval_ms >= 0"
+            )
         self.active = False
         self.epoch = 0
 
@@ -97,25 +99,33 @@ class ConsumerSide:
             self.epoch += 1
         bridged = sorted(m.name for m in state.members.values() if m.protocol == "classic")
         if bridged:
-            notes.append(f"bridged classic members (get the {assignor} result, never lead): "
-                         + ", ".join(bridged))
+            notes.append(
+                f"bridged classic members (get the {assignor} result, never lead): "
+                + ", ".join(bridged)
+            )
         metrics = metrics_record(group, target, previous, 1, rounds=reconciled.heartbeats)
         unowned = list(reconciled.unowned_ms.values())
-        return group, target, {
-            "rebalanced": True,
-            "protocol": f"server:{assignor}",
-            "group_type": "consumer",
-            "generation": self.epoch,
-            "rebalance_protocol": "consumer",
-            "settled": True,
-            "heartbeats": reconciled.heartbeats,
-            "revoked": {state.name_of(m): [[tp.topic, tp.partition] for tp in tps]
-                        for m, tps in reconciled.revoked.items()},
-            "unowned_partitions": len(unowned),
-            "max_unowned_ms": max(unowned, default=0),
-            "total_unowned_ms": sum(unowned),
-            "metrics": metrics,
-        }
+        return (
+            group,
+            target,
+            {
+                "rebalanced": True,
+                "protocol": f"server:{assignor}",
+                "group_type": "consumer",
+                "generation": self.epoch,
+                "rebalance_protocol": "consumer",
+                "settled": True,
+                "heartbeats": reconciled.heartbeats,
+                "revoked": {
+                    state.name_of(m): [[tp.topic, tp.partition] for tp in tps]
+                    for m, tps in reconciled.revoked.items()
+                },
+                "unowned_partitions": len(unowned),
+                "max_unowned_ms": max(unowned, default=0),
+                "total_unowned_ms": sum(unowned),
+                "metrics": metrics,
+            },
+        )
 
 
 def _present(owned: GroupAssignment | None, group: GroupSubscription) -> GroupAssignment:

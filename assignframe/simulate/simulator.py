@@ -95,6 +95,7 @@ class _Run:
             "name": step.name,
             "events": [e.describe() for e in step.events],
             "notes": notes,
+            "group_type": "classic",
         }
         if not self.state.members:
             self.group, self.assignment = None, None
@@ -125,9 +126,7 @@ class _Run:
         previous = self._previous_by_name(
             GroupAssignment({m.member_id: _EMPTY for m in self.state.members.values()})
         )
-        self.group, self.assignment, record = self.consumer.step(
-            self.state, owned, previous, notes
-        )
+        self.group, self.assignment, record = self.consumer.step(self.state, owned, previous, notes)
         self.owners = 1
         return record | self._view()
 
