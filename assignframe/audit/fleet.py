@@ -118,8 +118,7 @@ def _snapshot(
     assignment = {m: [tuple(tp) for tp in final.assignment.partitions_of(m)] for m in members}
     broken = _inject_fault(rng, assignment, subscriptions, topics)
     assignment_bytes = {
-        m: codec.encode_assignment(assignment[m], version=3)
-        if m in broken
+        m: codec.encode_assignment(assignment[m], version=3) if m in broken
         else final.assignment_bytes[m]
         for m in members
     }
