@@ -23,7 +23,7 @@ def migration_card(page: ReportPage, group: Mapping[str, Any]) -> str:
     if not migration:
         return ""
     if migration.get("upgrade_refused"):
-        verdict = f'<p class="problems">Online upgrade: {escape(migration.get("refusal"))}</p>'
+        verdict = f'<p class="problems">{escape(migration.get("refusal"))}</p>'
     else:
         verdict = (
             '<p class="ok">Online upgrade to the consumer protocol is allowed; the broker would '
