@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+
 import assignframe_codec as codec
 from audit_snapshots import snapshot_row
 
