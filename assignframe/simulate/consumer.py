@@ -44,6 +44,7 @@ class ConsumerSide:
 
     def __init__(self, options: Mapping[str, Any], pm: PluginManager) -> None:
         self.pm = pm
+        # checked when the scenario was loaded (scenario._check_consumer_options)
         self.configured = tuple(options.get("server_assignors") or DEFAULT_SERVER_ASSIGNORS)
         self.heartbeat_ms = int(options.get("heartbeat_interval_ms", DEFAULT_HEARTBEAT_INTERVAL_MS))
         self.batch_ms = int(options.get("assignment_interval_ms", 0))

@@ -7,6 +7,7 @@ import yaml
 
 from assignframe import GroupAssignment, Strategy, hookimpl
 from assignframe.consumer_group import choose_server_assignor, reconcile, upgrade_refusal
+from assignframe.errors import ScenarioError
 from assignframe.model import MemberAssignment, TopicPartition
 from assignframe.plugins import PluginManager
 from assignframe.simulate import load_scenario, parse_scenario, shipped_scenarios, simulate
@@ -156,10 +157,21 @@ def test_upgrade_refusal_names_the_members():
     assert upgrade_refusal(GroupAssignment({"B": MemberAssignment((), b"")})) is None
 
 
-def test_a_bad_heartbeat_interval_is_one_clear_error():
-    text = DOWNGRADE.replace(
-        "topics: {t: 4}", "topics: {t: 4}\noptions: {heartbeat_interval_ms: 0}"
-    )
-    scenario = parse_scenario(yaml.safe_load(text))
-    with pytest.raises(ValueError, match="heartbeat_interval_ms"):
-        simulate(scenario)
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("heartbeat_interval_ms: 0", "options.heartbeat_interval_ms: expected an integer >= 1"),
+        ("assignment_interval_ms: x", "options.assignment_interval_ms: expected an integer >= 0"),
+        ("server_assignors: 3", "options.server_assignors"),
+    ],
+)
+def test_bad_consumer_options_are_one_clear_error_naming_the_field(option, message):
+    text = DOWNGRADE.replace("topics: {t: 4}", f"topics: {{t: 4}}\noptions: {{{option}}}")
+    with pytest.raises(ScenarioError, match=message):
+        parse_scenario(yaml.safe_load(text), "m.yaml")
+
+
+def test_an_unknown_server_assignor_fails_its_run_and_names_it():
+    text = DOWNGRADE.replace("{upgrade: A}", "{upgrade: A, assignor: nosuch}")
+    (run,) = simulate(parse_scenario(yaml.safe_load(text)))["runs"]
+    assert "step 1 (A upgrades)" in run["error"] and "nosuch" in run["error"]
