@@ -32,11 +32,26 @@ from ..consumer_group import (
 from ..metrics import metrics_record
 from ..model import Cluster, GroupAssignment, GroupSubscription
 from ..plugins import PluginManager
+from ..server_assignor import server_name
 from .group import GroupState
+from .scenario import Scenario
 
-__all__ = ["ConsumerSide"]
+__all__ = ["ConsumerSide", "missing_server_assignors"]
 
 DEFAULT_HEARTBEAT_INTERVAL_MS = 5000
+
+
+def missing_server_assignors(scenario: Scenario, pm: PluginManager) -> list[str]:
+    """The server assignors a consumer-protocol scenario names (members' ``assignor``, or the
+    broker's configured list) that no installed plugin provides; [] for a classic scenario."""
+    joins = [e for step in scenario.steps for e in step.events if e.protocol == "consumer"]
+    if not joins:
+        return []
+    named = {e.assignor for e in joins if e.assignor}
+    configured = scenario.options.get("server_assignors") or DEFAULT_SERVER_ASSIGNORS
+    needed = named or {configured[0]}
+    installed = set(pm.registry.server_names())
+    return sorted(server_name(n) for n in needed if server_name(n) not in installed)
 
 
 class ConsumerSide:
