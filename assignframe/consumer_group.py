@@ -28,10 +28,12 @@ from .javaorder import Uuid
 from .model import GroupAssignment, GroupSubscription, MemberAssignment, TopicPartition
 from .plugins import PluginManager
 from .server_assignor import ServerAssignor, ServerGroupSpec, ServerMember, ServerTopic
+from .server_chain import Current, target_after
 
 __all__ = [
     "DEFAULT_SERVER_ASSIGNORS",
     "Reconciliation",
+    "chained_target",
     "choose_server_assignor",
     "reconcile",
     "target_assignment",
@@ -79,26 +81,48 @@ def target_assignment(
     pm: PluginManager,
 ) -> GroupAssignment:
     """Every member's new target by the server assignor ``assignor`` (``uniform``, ``range``)."""
+    return chained_target(group, previous, assignor, pm)[0]
+
+
+def chained_target(
+    group: GroupSubscription,
+    previous: GroupAssignment | None,
+    assignor: str,
+    pm: PluginManager,
+    currents: Mapping[str, Current] | None = None,
+) -> tuple[GroupAssignment, dict[str, Current]]:
+    """:func:`target_assignment`, chained as the coordinator chains it: each member's
+    ``current`` is ``currents[member]`` (the map the previous target was read back as, in Java's
+    iteration order, which decides tie-breaks) when known, and the returned currents are this
+    round's (:func:`assignframe.server_chain.target_after`). An assignor that does not model
+    Java's result order is run plainly and its currents are built from its result."""
     server: ServerAssignor = pm.server_assignor(assignor)
-    spec = _spec(group, previous)
-    result = server.assign(spec)
+    spec = _spec(group, previous, currents or {})
+    result = server.assign_in_java_order(spec) or server.assign(spec)
     name_of = {tid: t.name for tid, t in spec.topics.items()}
-    return GroupAssignment(
-        {
-            member_id: MemberAssignment(
-                tuple(
-                    TopicPartition(name_of[tid], p)
-                    for tid, p in sorted(
-                        result.partitions_of(member_id), key=lambda x: (name_of[x[0]], x[1])
-                    )
+    targets = {
+        member_id: MemberAssignment(
+            tuple(
+                sorted(
+                    (TopicPartition(name_of[tid], p) for tid, p in result.partitions_of(member_id)),
+                    key=lambda tp: (tp.topic, tp.partition),
                 )
             )
-            for member_id in group.members
-        }
-    )
+        )
+        for member_id in group.members
+    }
+    next_currents = {
+        member_id: target_after(member.current, result.members.get(member_id, {}))
+        for member_id, member in spec.members.items()
+    }
+    return GroupAssignment(targets), next_currents
 
 
-def _spec(group: GroupSubscription, previous: GroupAssignment | None) -> ServerGroupSpec:
+def _spec(
+    group: GroupSubscription,
+    previous: GroupAssignment | None,
+    currents: Mapping[str, Current],
+) -> ServerGroupSpec:
     cluster = group.cluster
     topics = {
         topic_id(name): ServerTopic(topic_id(name), name, count)
@@ -109,13 +133,23 @@ def _spec(group: GroupSubscription, previous: GroupAssignment | None) -> ServerG
         member_id: ServerMember(
             member_id,
             tuple(t for t in member.topics if t in cluster.partitions_per_topic),
-            _current(held.get(member_id), cluster.partitions_per_topic),
+            _known_current(currents.get(member_id), cluster.partitions_per_topic)
+            or _current(held.get(member_id), cluster.partitions_per_topic),
             member.group_instance_id,
             member.rack,
         )
         for member_id, member in group.members.items()
     }
     return ServerGroupSpec(members, topics)
+
+
+def _known_current(current: Current | None, partitions: Mapping[str, int]) -> Current:
+    """A chained current, unless a topic it holds is gone or shrank (then rebuilt from owned)."""
+    if not current:
+        return ()
+    counts = {topic_id(t): n for t, n in partitions.items()}
+    fits = all(tid in counts and all(p < counts[tid] for p in ps) for tid, ps in current)
+    return current if fits else ()
 
 
 def _current(

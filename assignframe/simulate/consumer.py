@@ -24,15 +24,16 @@ from typing import Any
 
 from ..consumer_group import (
     DEFAULT_SERVER_ASSIGNORS,
+    chained_target,
     choose_server_assignor,
     reconcile,
-    target_assignment,
     upgrade_refusal,
 )
 from ..metrics import metrics_record
 from ..model import Cluster, GroupAssignment, GroupSubscription
 from ..plugins import PluginManager
 from ..server_assignor import server_name
+from ..server_chain import Current
 from .group import GroupState
 from .scenario import Scenario
 
@@ -69,6 +70,8 @@ class ConsumerSide:
             )
         self.active = False
         self.epoch = 0
+        self.assignor: str | None = None
+        self.currents: dict[str, Current] = {}
 
     def convert(
         self, state: GroupState, owned: GroupAssignment | None, generation: int, notes: list[str]
@@ -109,7 +112,9 @@ class ConsumerSide:
         assignor = choose_server_assignor(
             [m.assignor for m in state.consumer_protocol_members()], self.configured
         )
-        target = target_assignment(group, present, assignor, self.pm)
+        if assignor != self.assignor:  # another assignor's currents say nothing of this one
+            self.currents, self.assignor = {}, assignor
+        target, self.currents = chained_target(group, present, assignor, self.pm, self.currents)
         reconciled = reconcile(present, target, self.heartbeat_ms, self.batch_ms)
         if _pairs(target) != _pairs(present):
             self.epoch += 1

@@ -175,3 +175,23 @@ def test_an_unknown_server_assignor_fails_its_run_and_names_it():
     text = DOWNGRADE.replace("{upgrade: A}", "{upgrade: A, assignor: nosuch}")
     (run,) = simulate(parse_scenario(yaml.safe_load(text)))["runs"]
     assert "step 1 (A upgrades)" in run["error"] and "nosuch" in run["error"]
+
+
+def test_targets_chain_through_the_record_round_trip():
+    from assignframe.consumer_group import chained_target, topic_id
+    from assignframe.model import Cluster, GroupSubscription, Member
+    from assignframe.plugins import get_plugin_manager
+
+    group = GroupSubscription(
+        {m: Member(m, ("a", "b")) for m in ("m1", "m2", "m3")}, Cluster({"a": 4, "b": 3})
+    )
+    pm = get_plugin_manager()
+    first, currents = chained_target(group, None, "uniform", pm)
+    again, currents_again = chained_target(group, first, "uniform", pm, currents)
+    assert again == first  # sticky and unchanged: the same target
+    assert currents_again == currents  # unchanged targets keep their map (and its order)
+    held = {m: {(tid, p) for tid, ps in c for p in ps} for m, c in currents.items()}
+    assert held == {
+        m: {(topic_id(tp.topic), tp.partition) for tp in a.partitions}
+        for m, a in first.assignments.items()
+    }
