@@ -8,6 +8,7 @@ from typing import Any
 
 from ..model import GroupAssignment
 from ..snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
+from .migration import SERVER_STRATEGIES, migration_section
 from .recommend import recommend
 from .replay import AuditContext, StrategyOutcome, quiet_strategy_logs, replay_strategy
 from .rows import current_metrics, group_rows
@@ -33,13 +34,15 @@ def audit_group(
     """
     snapshot = read_snapshot(raw)
     current = current_metrics(snapshot)
+    names = SERVER_STRATEGIES if snapshot.group_type == "consumer" else context.strategies
     with quiet_strategy_logs(context.strategy_loggers):
-        outcomes = [replay_strategy(snapshot, name, context) for name in context.strategies]
+        outcomes = [replay_strategy(snapshot, name, context) for name in names]
+        migration = migration_section(snapshot, context.pm)
     recommendation = recommend(outcomes, current, snapshot.protocol)
-    rows = group_rows(input_row, snapshot, current, outcomes, recommendation)
+    rows = group_rows(input_row, snapshot, current, outcomes, recommendation, migration)
     if not detail:
         return rows, None
-    return rows, group_detail(snapshot, current, outcomes, rows[0] if rows else {})
+    return rows, group_detail(snapshot, current, outcomes, rows[0] if rows else {}, migration)
 
 
 def audit_chunk(chunk: Iterable[tuple[int, Any]], context: AuditContext) -> ChunkResult:
@@ -73,13 +76,16 @@ def group_detail(
     current: dict[str, Any],
     outcomes: list[StrategyOutcome],
     first_row: Mapping[str, Any],
+    migration: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The JSON the report draws one group from (docs/audit.md, "worst groups")."""
     problems = [current["problems"]] if current["problems"] else []
     return {
         "group_id": snapshot.group_id,
+        "group_type": snapshot.group_type,
         "generation": snapshot.generation,
         "protocol": snapshot.protocol,
+        "migration": migration,
         "input_row": first_row.get("input_row"),
         "problems": problems + list(snapshot.notes),
         "members": list(snapshot.members),

@@ -4,6 +4,10 @@ The question a replay answers: *if this group rebalanced now under strategy S, w
 partitions go?* Real consumers running S would hold S's state for the assignment they own, so the
 replay:
 
+A consumer-protocol group (``group_type="consumer"``) is replayed through the broker's server
+assignors instead (:mod:`assignframe.audit.migration`): one target, measured against what members
+own.
+
 1. starts a runner from the snapshot's current assignment in the snapshot's generation
    (:meth:`GroupRunner.adopt`): each consumer's ``on_assignment`` under S leaves it with the
    state S keeps (owned partitions, sticky user data, generation), as a round would;
@@ -28,7 +32,9 @@ from ..metrics import metrics_record
 from ..model import GroupAssignment
 from ..plugins import PluginManager
 from ..runner import Consumer, GroupRunner
+from ..server_assignor import SERVER_PREFIX
 from ..snapshot import GroupSnapshot
+from .migration import server_replay
 
 __all__ = [
     "ALL_STRATEGIES",
@@ -127,6 +133,9 @@ def replay_strategy(
 
 
 def _replay(snapshot: GroupSnapshot, strategy: str, context: AuditContext) -> StrategyOutcome:
+    if strategy.startswith(SERVER_PREFIX):  # a consumer group: the broker assigns
+        target, metrics = server_replay(snapshot, strategy, context.pm)
+        return StrategyOutcome(strategy, metrics, target)
     runner = GroupRunner(strategy, cluster=snapshot.cluster, pm=context.pm, wire=False)
     consumers = [
         Consumer(m.member_id, m.topics, (strategy,), m.rack, m.group_instance_id)

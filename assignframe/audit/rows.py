@@ -6,7 +6,7 @@ derived from it. Column meanings: docs/audit.md.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..snapshot import GroupSnapshot, snapshot_metrics
@@ -46,6 +46,9 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("recommended", "bool"),
     ("recommendation", "string"),
     ("reason", "string"),
+    ("group_type", "string"),
+    ("upgrade_refused", "bool"),
+    ("upgrade_refusal", "string"),
 )
 COLUMN_NAMES = tuple(name for name, _ in COLUMNS)
 
@@ -71,9 +74,15 @@ def group_rows(
     current: dict[str, Any],
     outcomes: Sequence[StrategyOutcome],
     recommendation: Recommendation,
+    migration: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per strategy, each repeating the group's columns."""
-    base = _group_columns(input_row, snapshot, current, recommendation)
+    """One row per strategy, each repeating the group's columns (and the migration verdict of
+    a classic group: would an online upgrade be refused, and why)."""
+    base = _group_columns(input_row, snapshot, current, recommendation) | {
+        "group_type": snapshot.group_type,
+        "upgrade_refused": None if migration is None else migration["upgrade_refused"],
+        "upgrade_refusal": None if migration is None else migration["refusal"],
+    }
     return [base | _strategy_columns(o, recommendation) for o in outcomes]
 
 

@@ -7,10 +7,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..plugins import get_plugin_manager
-from ..simulate import load_scenario, shipped_scenarios, simulate
+from ..simulate import (
+    Scenario,
+    load_scenario,
+    missing_server_assignors,
+    shipped_scenarios,
+    simulate,
+)
 from ..simulate.console import print_simulation
 from ._common import CommandLineError, checked_strategies, console, print_json
 
@@ -41,13 +49,32 @@ def _names(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
+def _playable(scenarios: Iterable[Scenario]) -> list[Scenario]:
+    """Shipped scenarios whose server assignors are installed; the others are skipped, said on
+    stderr (a scenario file given by name is played and fails loudly instead)."""
+    pm, playable = get_plugin_manager(), []
+    for scenario in scenarios:
+        missing = missing_server_assignors(scenario, pm)
+        if missing:
+            print(
+                f"skipped {scenario.name}: needs {', '.join(missing)} (not installed)",
+                file=sys.stderr,
+            )
+        else:
+            playable.append(scenario)
+    return playable
+
+
 def _run(args: argparse.Namespace) -> int:
     paths = list(args.scenarios) + (shipped_scenarios() if args.shipped else [])
     if not paths:
         raise CommandLineError("give SCENARIO files or --shipped")
     if args.strategies:
         checked_strategies(get_plugin_manager(), args.strategies, "--strategies")
-    results = [simulate(load_scenario(path), args.strategies) for path in paths]
+    scenarios = [load_scenario(path) for path in args.scenarios]
+    if args.shipped:
+        scenarios += _playable(load_scenario(path) for path in shipped_scenarios())
+    results = [simulate(scenario, args.strategies) for scenario in scenarios]
     if args.json:
         print_json(results)
     else:

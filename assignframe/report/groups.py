@@ -15,26 +15,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import visuals
+from .migration import migration_card
 from .page import ReportPage, escape
-from .tables import table
+from .tables import METRIC_COLUMNS, metrics_row, table
 
 __all__ = ["METRIC_COLUMNS", "group_card", "metrics_row"]
-
-#: (metrics key, column heading) shown for every assignment.
-METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("valid", "valid"),
-    ("balance_score", "balance score"),
-    ("spread", "max-min"),
-    ("idle_members", "idle members"),
-    ("partitions_moved", "moved"),
-    ("lag_spread", "lag spread"),
-    ("rounds", "rounds"),
-)
-
-
-def metrics_row(name: str, metrics: Mapping[str, Any] | None) -> list[Any]:
-    metrics = metrics or {}
-    return [name] + [metrics.get(key) for key, _ in METRIC_COLUMNS]
 
 
 def group_card(page: ReportPage, group: Mapping[str, Any]) -> str:
@@ -47,7 +32,7 @@ def group_card(page: ReportPage, group: Mapping[str, Any]) -> str:
         f"{_recommendation(group.get('recommendation'))}"
         f"{_metrics_table(group, recommended)}"
         f"{page.visual(_heatmap(group, recommended))}"
-        f"{_charts(page, group)}</div>"
+        f"{_charts(page, group)}{migration_card(page, group)}</div>"
     )
 
 

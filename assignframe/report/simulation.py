@@ -10,6 +10,7 @@ from typing import Any
 
 from . import visuals
 from .groups import METRIC_COLUMNS
+from .migration import unowned_cell, unowned_chart
 from .page import ReportPage, escape
 from .tables import table
 
@@ -92,7 +93,9 @@ def _charts(page: ReportPage, runs: Sequence[Mapping[str, Any]]) -> str:
         counts=True,
         when_all_zero="No rebalance round in any step.",
     )
-    return page.visual(spread) + page.visual(moved) + page.visual(rounds)
+    unowned = unowned_chart(runs)
+    extra = page.visual(unowned) if unowned is not None else ""
+    return page.visual(spread) + page.visual(moved) + page.visual(rounds) + extra
 
 
 def _run_details(
@@ -104,7 +107,8 @@ def _run_details(
     spec = visuals.heatmap(f"{result['scenario']} · {run['label']}", members, views)
     spec["views"].reverse()  # the final step first: where the run ends up
     rows = [_step_row(s) for s in steps]
-    headers = ["step", "events", "protocol"] + [h for _, h in METRIC_COLUMNS] + ["notes"]
+    headers = ["step", "events", "protocol"] + [h for _, h in METRIC_COLUMNS]
+    headers += ["unowned (longest)", "notes"]
     return (
         f"<details{' open' if is_open else ''}>"
         f"<summary>{escape(run['label'])}: steps and assignments</summary>"
@@ -121,5 +125,6 @@ def _step_row(step: Mapping[str, Any]) -> list[Any]:
             step.get("protocol"),
         ]
         + [metrics.get(key) for key, _ in METRIC_COLUMNS]
+        + [unowned_cell(step)]
         + ["; ".join(step.get("notes") or [])]
     )

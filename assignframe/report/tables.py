@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .page import escape
 
-__all__ = ["fmt", "stat_cards", "table"]
+__all__ = ["METRIC_COLUMNS", "fmt", "metrics_row", "stat_cards", "table"]
 
 
 def fmt(value: Any) -> str:
@@ -57,3 +57,21 @@ def stat_cards(stats: Iterable[tuple[str, Any, bool]]) -> str:
         for label, v, bad in stats
     )
     return f'<div class="stats">{cards}</div>'
+
+
+#: (metrics key, column heading) shown for every assignment.
+METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("valid", "valid"),
+    ("balance_score", "balance score"),
+    ("spread", "max-min"),
+    ("idle_members", "idle members"),
+    ("partitions_moved", "moved"),
+    ("lag_spread", "lag spread"),
+    ("rounds", "rounds"),
+)
+
+
+def metrics_row(name: str, metrics: Mapping[str, Any] | None) -> list[Any]:
+    """One assignment's row of :data:`METRIC_COLUMNS`."""
+    metrics = metrics or {}
+    return [name] + [metrics.get(key) for key, _ in METRIC_COLUMNS]

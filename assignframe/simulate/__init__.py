@@ -12,6 +12,7 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
+from .consumer import missing_server_assignors
 from .events import Event
 from .scenario import Scenario, Step, TopicSpec, load_scenario, parse_scenario
 from .simulator import AS_CONFIGURED, run_labels, simulate
@@ -23,6 +24,7 @@ __all__ = [
     "Step",
     "TopicSpec",
     "load_scenario",
+    "missing_server_assignors",
     "parse_scenario",
     "run_labels",
     "shipped_scenarios",

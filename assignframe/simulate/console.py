@@ -51,7 +51,8 @@ def _matrix(runs: Sequence[Mapping[str, Any]]) -> Table:
 
 def _steps_table(run: Mapping[str, Any]) -> Table:
     table = Table(title=f"{run['label']}: per step", title_justify="left")
-    for column in ("step", "protocol", "rebalance", "rounds", "max-min", "idle", "moved", "notes"):
+    columns = ("step", "protocol", "rebalance", "rounds", "max-min", "idle", "moved", "unowned")
+    for column in (*columns, "notes"):
         table.add_column(column)
     for step in run["steps"]:
         m = step["metrics"]
@@ -63,9 +64,18 @@ def _steps_table(run: Mapping[str, Any]) -> Table:
             str(m.get("spread")),
             str(m.get("idle_members")),
             str(m.get("partitions_moved") or 0),
+            _unowned(step),
             "; ".join(step.get("notes") or []),
         )
     return table
+
+
+def _unowned(step: Mapping[str, Any]) -> str:
+    """Consumer-protocol steps: partitions without an owner during the hand-over, and the
+    longest such gap."""
+    if step.get("group_type") != "consumer":
+        return "-"
+    return f"{step.get('unowned_partitions', 0)} (max {step.get('max_unowned_ms', 0) / 1000:g} s)"
 
 
 def _totals(runs: Sequence[Mapping[str, Any]]) -> Table:
@@ -79,6 +89,7 @@ def _totals(runs: Sequence[Mapping[str, Any]]) -> Table:
         "idle_member_steps",
         "max_lag_spread",
         "invalid_steps",
+        "max_unowned_ms",
     )
     table.add_column("run")
     for column in columns:

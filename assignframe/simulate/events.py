@@ -16,6 +16,11 @@ the fields of that kind::
     - delete_topic: t1
     - lag: t0                   # new lag of every partition of t0
       values: [100, 60, 50]
+    - upgrade: C0               # restarts on the consumer protocol (KIP-848), optionally naming
+      assignor: range           # its group.remote.assignor
+    - downgrade: C0             # restarts on the classic protocol
+
+A join may name ``protocol: consumer`` (default ``classic``) and ``assignor``.
 """
 
 from __future__ import annotations
@@ -37,7 +42,10 @@ from ._fields import (
     reject_unknown,
 )
 
-__all__ = ["EVENT_KINDS", "Event", "parse_event"]
+__all__ = ["EVENT_KINDS", "PROTOCOLS", "Event", "parse_event"]
+
+#: The group protocols a member can speak: JoinGroup/SyncGroup, or KIP-848 heartbeats.
+PROTOCOLS = ("classic", "consumer")
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,8 @@ class Event:
     partitions: int | None = None
     racks: tuple[tuple[str, ...], ...] | None = None
     lags: tuple[int, ...] | None = None
+    protocol: str | None = None
+    assignor: str | None = None
 
     def describe(self) -> str:
         """A short human description, e.g. ``C1 crashes (session timeout)``."""
@@ -109,7 +119,25 @@ def _join(where: Where, at: str, event: dict[str, Any]) -> Event:
         strategies=optional_names(where, f"{at}.strategies", event.get("strategies")),
         rack=optional_name(where, f"{at}.rack", event.get("rack")),
         static_id=optional_name(where, f"{at}.static_id", event.get("static_id")),
+        protocol=_protocol(where, f"{at}.protocol", event.get("protocol")),
+        assignor=optional_name(where, f"{at}.assignor", event.get("assignor")),
     )
+
+
+def _protocol(where: Where, at: str, value: Any) -> str | None:
+    if value is None or value in PROTOCOLS:
+        return value
+    raise where.error(at, f"expected one of {list(PROTOCOLS)}, got {value!r}")
+
+
+def _upgrade(where: Where, at: str, event: dict[str, Any]) -> Event:
+    member = name(where, at, event["upgrade"])
+    assignor = optional_name(where, f"{at}.assignor", event.get("assignor"))
+    return Event("upgrade", member=member, protocol="consumer", assignor=assignor)
+
+
+def _downgrade(where: Where, at: str, event: dict[str, Any]) -> Event:
+    return Event("downgrade", member=name(where, at, event["downgrade"]), protocol="classic")
 
 
 def _member_only(kind: str) -> Callable[[Where, str, dict[str, Any]], Event]:
@@ -157,7 +185,7 @@ def _lag(where: Where, at: str, event: dict[str, Any]) -> Event:
 
 
 EVENT_KINDS: dict[str, tuple[set[str], Callable[[Where, str, dict[str, Any]], Event]]] = {
-    "join": ({"topics", "strategies", "rack", "static_id"}, _join),
+    "join": ({"topics", "strategies", "rack", "static_id", "protocol", "assignor"}, _join),
     "leave": (set(), _member_only("leave")),
     "crash": (set(), _member_only("crash")),
     "subscribe": ({"topics"}, _subscribe),
@@ -165,6 +193,8 @@ EVENT_KINDS: dict[str, tuple[set[str], Callable[[Where, str, dict[str, Any]], Ev
     "add_partitions": ({"partitions", "racks"}, _add_partitions),
     "delete_topic": (set(), _delete_topic),
     "lag": ({"values"}, _lag),
+    "upgrade": ({"assignor"}, _upgrade),
+    "downgrade": (set(), _downgrade),
 }
 
 _DESCRIBE: dict[str, Callable[[Event], str]] = {
@@ -178,4 +208,9 @@ _DESCRIBE: dict[str, Callable[[Event], str]] = {
     "add_partitions": lambda e: f"{e.topic} grows to {e.partitions} partitions",
     "delete_topic": lambda e: f"{e.topic} is deleted",
     "lag": lambda e: f"lag of {e.topic} changes",
+    "upgrade": lambda e: (
+        f"{e.member} restarts on the consumer protocol"
+        + (f" (assignor {e.assignor})" if e.assignor else "")
+    ),
+    "downgrade": lambda e: f"{e.member} restarts on the classic protocol",
 }

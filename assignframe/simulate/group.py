@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..model import Cluster, TopicPartition
+from ..model import Cluster, Member, TopicPartition
 from ..runner import Consumer
 from .events import Event
 from .scenario import Scenario
@@ -27,6 +27,8 @@ class MemberConfig:
     rack: str | None
     static_id: str | None
     incarnation: int = 0
+    protocol: str = "classic"
+    assignor: str | None = None
 
     @property
     def member_id(self) -> str:
@@ -84,7 +86,13 @@ class GroupState:
 
     def _join(self, e: Event, change: StepChange) -> None:
         self.members[e.member or ""] = MemberConfig(
-            e.member or "", e.topics or (), e.strategies, e.rack, e.static_id
+            e.member or "",
+            e.topics or (),
+            e.strategies,
+            e.rack,
+            e.static_id,
+            protocol=e.protocol or "classic",
+            assignor=e.assignor,
         )
         change.rebalance = True
 
@@ -123,6 +131,37 @@ class GroupState:
             return
         self.members[member.name] = replace(updated, incarnation=member.incarnation + 1)
         change.rebalance = True
+
+    def _upgrade(self, e: Event, change: StepChange) -> None:
+        self._switch(e, change)
+
+    def _downgrade(self, e: Event, change: StepChange) -> None:
+        self._switch(e, change)
+
+    def _switch(self, e: Event, change: StepChange) -> None:
+        """A restart on the other protocol: a dynamic member comes back with a new member id
+        (owning nothing); a static one keeps its id and, through conversion, its partitions."""
+        member = self.members[e.member or ""]
+        incarnation = member.incarnation + (0 if member.static_id else 1)
+        assignor = e.assignor if e.assignor is not None else member.assignor
+        self.members[member.name] = replace(
+            member, protocol=e.protocol or "classic", assignor=assignor, incarnation=incarnation
+        )
+        change.rebalance = True
+
+    def revert_protocol(self, name: str) -> None:
+        """A refused upgrade: the member stays on the classic protocol."""
+        self.members[name] = replace(self.members[name], protocol="classic")
+
+    def consumer_protocol_members(self) -> list[MemberConfig]:
+        return [m for m in self.members.values() if m.protocol == "consumer"]
+
+    def subscriptions(self) -> dict[str, Member]:
+        """What the coordinator knows of each member (no user data in the consumer protocol)."""
+        return {
+            m.member_id: Member(m.member_id, m.topics, group_instance_id=m.static_id, rack=m.rack)
+            for m in self.members.values()
+        }
 
     def _add_partitions(self, e: Event, change: StepChange) -> None:
         self.partitions[e.topic or ""] = e.partitions or 0

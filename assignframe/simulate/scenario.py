@@ -18,6 +18,7 @@ from ..errors import ScenarioError
 from ._fields import (
     Where,
     mapping,
+    names_list,
     optional_names,
     parse_lags,
     parse_racks,
@@ -70,7 +71,9 @@ class Scenario:
         of once per strategy under comparison.
         """
         joins = [e for step in self.steps for e in step.events if e.kind == "join"]
-        return bool(joins) and all(e.strategies is not None for e in joins)
+        return bool(joins) and all(
+            e.strategies is not None or e.protocol == "consumer" for e in joins
+        )
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -106,7 +109,18 @@ def parse_scenario(document: Any, path: str = "<memory>") -> Scenario:
         path=path,
     )
     _check_timeline(where, scenario)
+    _check_consumer_options(where, scenario.options)
     return scenario
+
+
+def _check_consumer_options(where: Where, options: Mapping[str, Any]) -> None:
+    """The consumer-protocol options (docs/simulate.md) have the right types and ranges."""
+    for key, least in (("heartbeat_interval_ms", 1), ("assignment_interval_ms", 0)):
+        value = options.get(key)
+        if value is not None and (type(value) is not int or value < least):
+            raise where.error(f"options.{key}", f"expected an integer >= {least}, got {value!r}")
+    if "server_assignors" in options:
+        names_list(where, "options.server_assignors", options["server_assignors"])
 
 
 _TOP_LEVEL_KEYS = {"name", "description", "source", "topics", "steps", "strategies", "options"}

@@ -13,11 +13,12 @@ from typing import Any
 
 from ..errors import AssignframeError
 from ..metrics import metrics_record
-from ..model import GroupAssignment, GroupSubscription
+from ..model import GroupAssignment, GroupSubscription, MemberAssignment
 from ..plugins import PluginManager, get_plugin_manager
 from ..protocol import member_rebalance_protocol
 from ..runner import GroupRunner, Rebalance
 from ._logs import captured_warnings
+from .consumer import ConsumerSide
 from .group import GroupState, StepChange
 from .scenario import Scenario, Step
 
@@ -61,6 +62,7 @@ class _Run:
         self.group: GroupSubscription | None = None
         self.assignment: GroupAssignment | None = None
         self.owners = 1
+        self.consumer = ConsumerSide(scenario.options, pm)
 
     def play(self) -> dict[str, Any]:
         steps: list[dict[str, Any]] = []
@@ -93,13 +95,40 @@ class _Run:
             "name": step.name,
             "events": [e.describe() for e in step.events],
             "notes": notes,
+            "group_type": "classic",
         }
         if not self.state.members:
             self.group, self.assignment = None, None
             return record | _empty_step(rebalance)
+        if rebalance and self._on_consumer_protocol(notes):
+            return record | self._consumer_step(notes)
         if rebalance:
             return record | self._rebalance(notes)
         return record | self._measure_only()
+
+    def _on_consumer_protocol(self, notes: list[str]) -> bool:
+        """Is the group a consumer group this step (converting or downgrading as the rules say)?"""
+        speaking = bool(self.state.consumer_protocol_members())
+        if speaking and not self.consumer.active:
+            generation = self.group.generation if self.group is not None else 0
+            if not self.consumer.convert(self.state, self.assignment, generation, notes):
+                return False
+        elif not speaking and self.consumer.active:
+            self.consumer.downgrade(notes)
+            if self.assignment is not None:
+                self._runner().adopt(
+                    _present_only(self.assignment, self.state), self.consumer.epoch
+                )
+        return self.consumer.active
+
+    def _consumer_step(self, notes: list[str]) -> dict[str, Any]:
+        owned = self.assignment
+        previous = self._previous_by_name(
+            GroupAssignment({m.member_id: _EMPTY for m in self.state.members.values()})
+        )
+        self.group, self.assignment, record = self.consumer.step(self.state, owned, previous, notes)
+        self.owners = 1
+        return record | self._view()
 
     def _rebalance(self, notes: list[str]) -> dict[str, Any]:
         consumers = self.state.consumers(self.defaults)
@@ -184,6 +213,14 @@ class _Run:
         }
 
 
+_EMPTY = MemberAssignment(())
+
+
+def _present_only(assignment: GroupAssignment, state: GroupState) -> GroupAssignment:
+    present = {m.member_id for m in state.members.values()}
+    return GroupAssignment({m: a for m, a in assignment.assignments.items() if m in present})
+
+
 def _first_offer(scenario: Scenario) -> tuple[str, ...]:
     for step in scenario.steps:
         for event in step.events:
@@ -231,4 +268,5 @@ def _totals(steps: Sequence[dict[str, Any]]) -> dict[str, Any]:
             (m["lag_spread"] for m in metrics if m.get("lag_spread") is not None), default=None
         ),
         "invalid_steps": sum(1 for m in metrics if not m.get("valid", True)),
+        "max_unowned_ms": max((s.get("max_unowned_ms") or 0 for s in steps), default=0),
     }

@@ -35,7 +35,8 @@ def report(tmp_path_factory):
     simulations = [
         simulate(load_scenario(p), ["range", "cooperative-sticky"])
         for p in shipped_scenarios()
-        if p.stem in ("kip54-example-1", "rolling-migration")
+        if p.stem
+        in ("kip54-example-1", "rolling-migration", "cooperative-sticky-to-consumer-range")
     ]
     # Every installed strategy at once: the chart that must stay readable with many lines.
     simulations += [

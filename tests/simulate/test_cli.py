@@ -47,3 +47,17 @@ def test_broken_scenario_exits_2(tmp_path, capsys):
     path.write_text("topics: {t: 1}\nsteps: [{events: [{leave: x}]}]\n")
     assert main(["simulate", str(path)]) == 2
     assert "steps[0].events[0].leave: member 'x' is not in the group (" in capsys.readouterr().err
+
+
+def test_shipped_skips_consumer_scenarios_without_server_assignors(monkeypatch, capsys):
+    import assignframe.cli.simulate as cli_simulate
+    from assignframe.plugins import PluginManager
+
+    monkeypatch.setenv("ASSIGNFRAME_DISABLE_PLUGINS", "assignframe-server-range")
+    monkeypatch.setattr(cli_simulate, "get_plugin_manager", PluginManager)
+    assert main(["simulate", "--shipped", "--strategies", "range", "--json"]) == 0
+    captured = capsys.readouterr()
+    played = {r["scenario"] for r in json.loads(captured.out)}
+    assert "skipped cooperative-sticky-to-consumer-range: needs server:range" in captured.err
+    assert "cooperative-sticky-to-consumer-range" not in played
+    assert "cooperative-sticky-to-consumer-uniform" in played  # its assignor is installed

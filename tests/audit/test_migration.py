@@ -1,0 +1,59 @@
+"""Consumer-protocol groups in the audit, and the migration section of classic groups."""
+
+from __future__ import annotations
+
+import assignframe_codec as codec
+
+from assignframe.audit.group import audit_group
+
+
+def _with_assignment_user_data(make_snapshot):
+    row = make_snapshot()
+    row["members"][0]["assignment"]["hex"] = codec.encode_assignment(
+        [("t", 0), ("t", 1)], user_data=b"\x00\x07", version=3
+    ).hex()
+    return row
+
+
+def test_the_audit_flags_an_upgrade_blocking_group(make_snapshot, context):
+    rows, detail = audit_group(0, _with_assignment_user_data(make_snapshot), context, detail=True)
+    assert {r["upgrade_refused"] for r in rows} == {True}
+    assert "Assignment of a carries user data" in rows[0]["upgrade_refusal"]
+    assert "KAFKA-18134" in rows[0]["upgrade_refusal"]
+    assert detail["migration"]["upgrade_refused"] is True
+
+
+def test_a_group_without_assignment_user_data_can_upgrade(make_snapshot, context):
+    rows, detail = audit_group(0, make_snapshot(), context, detail=True)
+    assert {r["upgrade_refused"] for r in rows} == {False}
+    migration = detail["migration"]
+    assert migration["refusal"] is None
+    assert migration["current_strategy"] == "range"
+    assert migration["server_assignor"] == "server:uniform"  # no member names one yet
+    predicted = {p["assignor"]: p["metrics"] for p in migration["predicted"]}
+    assert set(predicted) == {"server:uniform", "server:range"}
+    # a: t-0, t-1; b: t-2 is what both server assignors give two members on three partitions
+    for metrics in predicted.values():
+        assert metrics["valid"] and metrics["partitions_moved"] == 0
+
+
+def test_an_unbalanced_group_sees_what_each_server_assignor_moves(make_snapshot, context):
+    row = make_snapshot(topic_partitions={"t": 4})
+    row["members"][0]["assignment"]["hex"] = codec.encode_assignment(
+        [("t", 0), ("t", 1), ("t", 2), ("t", 3)], version=3
+    ).hex()
+    row["members"][1]["assignment"]["hex"] = codec.encode_assignment([], version=3).hex()
+    _, detail = audit_group(0, row, context, detail=True)
+    predicted = {p["assignor"]: p["metrics"] for p in detail["migration"]["predicted"]}
+    assert predicted["server:uniform"]["partitions_moved"] == 2  # sticky: two go to b
+    assert predicted["server:range"]["partitions_moved"] == 2  # range: t-2, t-3 go to b
+    assert predicted["server:uniform"]["spread"] == 0
+
+
+def test_a_consumer_group_is_replayed_through_the_server_assignors(make_snapshot, context):
+    rows, detail = audit_group(0, make_snapshot(group_type="consumer"), context, detail=True)
+    assert [r["strategy"] for r in rows] == ["server:uniform", "server:range"]
+    assert all(r["error"] is None and r["valid"] for r in rows)
+    assert {r["group_type"] for r in rows} == {"consumer"}
+    assert detail["migration"] is None
+    assert rows[0]["upgrade_refused"] is None
