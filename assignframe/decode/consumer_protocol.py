@@ -130,8 +130,7 @@ class _Builder:
         if got.get("assignment") is not None:
             member.assignment = assignment
         if member.state == "left" or got["member_epoch"] < 0:
-            self._snapshot(group, frame.timestamp)
-            return
+            return  # the next epoch shows the group without it
         if changed or got["member_epoch"] != member.epoch:
             group.events.append(_event(frame, "assignment" if changed else "epoch",
                                        member.member_id, epoch=got["member_epoch"],
