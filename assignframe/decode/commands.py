@@ -27,6 +27,7 @@ from .offsets import OffsetsRecord, decode_offsets_record, read_offsets_file
 from .payload import PayloadResult, decode_payload, parse_payload_text
 from .problems import Problem, Problems
 from .render import json_line, render_timelines, snapshot_dicts
+from .render_consumer import consumer_snapshot_dicts, render_consumer_timelines
 from .render_records import render_offsets_record, render_payload
 
 __all__ = [
@@ -74,8 +75,11 @@ def capture_command(
         if as_json:
             for snapshot in snapshot_dicts(result.timelines, source=path):
                 _write_line(out, json_line(snapshot))
+            for snapshot in consumer_snapshot_dicts(result.consumer_groups, source=path):
+                _write_line(out, json_line(snapshot))
         else:
             render_timelines(result.timelines, out)
+            render_consumer_timelines(result.consumer_groups, out)
     return _status(problems)
 
 
@@ -87,7 +91,7 @@ def _usable_capture(path: str, options: CaptureOptions, replay: str | None) -> C
     if not file.exists():
         raise InputError("no such file", path)
     result = decode_capture(path, options, Problems(), replay)
-    if result.timelines:
+    if result.timelines or result.consumer_groups:
         return result
     first = next(iter(result.problems), None)
     if first is not None and result.frames == 0:

@@ -23,7 +23,12 @@ from ..snapshot import GroupSnapshot
 from .apis import Message
 from .timeline import error_name
 
-__all__ = ["ConsumerGroupTimeline", "ConsumerMember", "build_consumer_timelines"]
+__all__ = [
+    "ConsumerGroupTimeline",
+    "ConsumerMember",
+    "ConsumerTimelineBuilder",
+    "build_consumer_timelines",
+]
 
 LEAVE_EPOCHS = {-1: "leave", -2: "static leave"}
 VANISHED_INTERVALS = 3  # heartbeat intervals of silence at the capture's end
@@ -57,7 +62,9 @@ class ConsumerGroupTimeline:
     group_epoch: int = 0
 
 
-class _Builder:
+class ConsumerTimelineBuilder:
+    """Fed one message at a time (the capture is streamed); :meth:`finish` gives the groups."""
+
     def __init__(self) -> None:
         self.groups: dict[str, ConsumerGroupTimeline] = {}
         self.topic_names: dict[str, str] = {}
@@ -211,7 +218,7 @@ def _group_snapshot(group: ConsumerGroupTimeline, epoch: int,
 
 def build_consumer_timelines(messages: Iterable[Message]) -> list[ConsumerGroupTimeline]:
     """The consumer-protocol groups of a capture's messages, each with its epochs' snapshots."""
-    builder = _Builder()
+    builder = ConsumerTimelineBuilder()
     for message in messages:
         builder.add(message)
     return builder.finish()

@@ -1,7 +1,7 @@
-"""A real KIP-848 group (librdkafka's mock cluster, confluent-kafka consumers) decoded from its capture.
+"""A real KIP-848 group (librdkafka's mock cluster, confluent-kafka consumers), decoded.
 
 The shipped capture was made by ``kip848_live.py``; its clients' on_assign/on_revoke callbacks are
-in ``kafka_group_consumer_protocol.callbacks.json``. The live test makes a fresh capture the same way.
+in ``kafka_group_consumer_protocol.callbacks.json``. The live test captures a fresh run.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from assignframe.decode.consumer_protocol import build_consumer_timelines
 from assignframe.decode.problems import Problems
 
 HERE = Path(__file__).parent
-SAMPLE = HERE.parent.parent / "assignframe" / "data" / "captures" / "kafka_group_consumer_protocol.pcap"
+CAPTURES = HERE.parent.parent / "assignframe" / "data" / "captures"
+SAMPLE = CAPTURES / "kafka_group_consumer_protocol.pcap"
 CALLBACKS = HERE / "kafka_group_consumer_protocol.callbacks.json"
 
 
