@@ -77,7 +77,7 @@ def run(pcap: Path) -> list[dict[str, Any]]:
     broker = next(iter(producer.list_topics(timeout=10).brokers.values()))
     bootstrap = f"{broker.host}:{broker.port}"
     dumpcap = subprocess.Popen(["dumpcap", "-q", "-i", "lo", "-f", f"tcp port {broker.port}",
-                                "-w", str(pcap)], stderr=subprocess.PIPE)
+                                "-w", str(pcap)], stderr=subprocess.DEVNULL)
     time.sleep(2)  # dumpcap needs a moment before it sees packets
     for index in range(40):
         producer.produce(TOPIC, str(index).encode())
