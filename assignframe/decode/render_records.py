@@ -73,6 +73,6 @@ def render_group_state(state: ConsumerGroupState, broken: list[str]) -> Group:
     head = (f"[bold]consumer group {escape(state.group_id)}[/] (rebuilt from records): "
             + ("[red]deleted[/]" if state.deleted else
                f"group epoch {state.group_epoch}, assignment epoch {state.assignment_epoch}"))
-    parts: list[object] = [Text.from_markup(head), _json(state.to_dict())]
+    parts: list[Text | JSON] = [Text.from_markup(head), _json(state.to_dict())]
     parts += [Text.from_markup(f"  [red]invariant broken[/]: {escape(line)}") for line in broken]
     return Group(*parts)
