@@ -9,7 +9,11 @@ from pathlib import Path
 from ..plugins import PluginManager
 from .analysis import analyse
 from .apis import Message, read_message
-from .consumer_protocol import ConsumerGroupTimeline, ConsumerTimelineBuilder
+from .consumer_protocol import (
+    ConsumerGroupTimeline,
+    ConsumerTimelineBuilder,
+    merge_classic_members,
+)
 from .kafka import DEFAULT_MAX_FRAME_BYTES, KafkaFrame, KafkaStreams
 from .pcap import read_segments
 from .problems import Problems
@@ -104,5 +108,6 @@ def decode_capture(
     timelines = builder.timelines()
     analyse(timelines, replay, manager)
     consumer_groups = consumer.finish()
+    merge_classic_members(consumer_groups, timelines)
     return CaptureResult(timelines, problems, stats.get("frames", 0), stats.get("messages", 0),
                          consumer_groups)

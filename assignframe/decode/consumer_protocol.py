@@ -14,6 +14,7 @@ Topic ids are named from the capture's Metadata responses (ids stay when unknown
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,7 @@ __all__ = [
     "ConsumerMember",
     "ConsumerTimelineBuilder",
     "build_consumer_timelines",
+    "merge_classic_members",
 ]
 
 LEAVE_EPOCHS = {-1: "leave", -2: "static leave"}
@@ -214,6 +216,33 @@ def _group_snapshot(group: ConsumerGroupTimeline, epoch: int,
                      if m.subscription.get("server_assignor")), None)
     return GroupSnapshot(group.group_id, epoch, assignor, members, current,
                          Cluster(dict(partitions_per_topic)), group_type="consumer")
+
+
+def merge_classic_members(groups: Iterable[ConsumerGroupTimeline],
+                          timelines: Iterable[Any]) -> None:
+    """A group mixing protocols is one group: classic members (bridged JoinGroup/SyncGroup, whose
+    generation is the group epoch) join each epoch's snapshot from the last classic generation at
+    or before that epoch. ``timelines`` are the classic :class:`~.timeline.GroupTimeline` objects
+    after analysis (their ``typed`` snapshots); modifies ``groups`` in place."""
+    classic = {timeline.group_id: timeline for timeline in timelines}
+    for group in groups:
+        timeline = classic.get(group.group_id)
+        if timeline is None:
+            continue
+        typed = [s.typed for s in timeline.snapshots if s.typed is not None]
+        group.snapshots = [_with_classic(snapshot, typed) for snapshot in group.snapshots]
+
+
+def _with_classic(snapshot: GroupSnapshot, classic: list[GroupSnapshot]) -> GroupSnapshot:
+    earlier = [c for c in classic if c.generation <= snapshot.generation]
+    if not earlier:
+        return snapshot
+    source = earlier[-1]
+    members = {**source.members, **snapshot.members}
+    current = {**source.current.assignments, **snapshot.current.assignments}
+    note = f"classic members from generation {source.generation}: {', '.join(source.members)}"
+    return dataclasses.replace(snapshot, members=members, current=GroupAssignment(current),
+                               notes=(*snapshot.notes, note))
 
 
 def build_consumer_timelines(messages: Iterable[Message]) -> list[ConsumerGroupTimeline]:

@@ -3,8 +3,9 @@
 A JSON line per group epoch is the core snapshot's serialization
 (:func:`assignframe.snapshot.snapshot_to_dict`, read back by ``read_snapshot``) plus decode's keys:
 ``source``, ``metrics`` (the core's :func:`~assignframe.snapshot.snapshot_metrics`), each member's
-``client_id``, ``state`` and ``subscription_regex``/``server_assignor``, and the group's ``events``
-and ``described`` (ConsumerGroupDescribe answers) seen up to that epoch's end.
+``protocol`` (consumer, or classic in a mixed group) and, for consumer members, ``client_id``,
+``final_state`` (active, left, fenced or vanished at the capture's end), ``subscription_regex``
+and ``server_assignor``; and the group's ``events`` and ``described`` (ConsumerGroupDescribe).
 """
 
 from __future__ import annotations
@@ -35,8 +36,12 @@ def consumer_snapshot_dicts(
             core = core_snapshot_dict(snapshot)
             result = {"schema": core.pop("schema"), "source": source, **core}
             for member in result["members"]:
-                known = group.members[member["member_id"]]
-                member.update(client_id=known.client_id, final_state=known.state,
+                known = group.members.get(member["member_id"])
+                if known is None:  # a classic member of a mixed group (see its notes)
+                    member["protocol"] = "classic"
+                    continue
+                member.update(protocol="consumer", client_id=known.client_id,
+                              final_state=known.state,
                               subscription_regex=known.subscription.get("subscribed_topic_regex"),
                               server_assignor=known.subscription.get("server_assignor"))
             metrics = snapshot_metrics(snapshot, previous.current if previous else None)
@@ -62,11 +67,14 @@ def render_consumer_timelines(groups: Iterable[ConsumerGroupTimeline], console: 
             for column in ("member", "client", "epoch", "topics", "owned (reported)", "assigned"):
                 table.add_column(column)
             for member_id, member in snapshot.members.items():
-                table.add_row(member_id, group.members[member_id].client_id or "",
+                known = group.members.get(member_id)
+                table.add_row(member_id, (known.client_id or "") if known else "(classic)",
                               str(member.generation), ",".join(member.topics),
                               _pairs(member.owned_partitions),
                               _pairs(snapshot.current.assignments[member_id].partitions))
             console.print(table)
+            for note in snapshot.notes:
+                console.print(f"  note: {note}")
         for event in group.events:
             details = {k: v for k, v in event.items()
                        if k not in ("event", "member_id", "timestamp", "stream", "offset")}

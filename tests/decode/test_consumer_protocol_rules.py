@@ -93,3 +93,24 @@ def test_describe_adds_epochs_and_both_assignments() -> None:
         "assignor": "uniform",
         "members": {"m1": {"epoch": 4, "current": [["orders", 0]],
                            "target": [["orders", 0], ["orders", 1]]}}}]
+
+
+def test_a_mixed_group_is_one_group() -> None:
+    """Classic members (bridged JoinGroup/SyncGroup) join the consumer epochs' snapshots."""
+    from assignframe.decode.consumer_protocol import merge_classic_members
+    from assignframe.decode.timeline import GroupTimeline, Snapshot
+    from assignframe.model import Cluster, GroupAssignment, Member
+    from assignframe.snapshot import GroupSnapshot
+
+    [group] = build_consumer_timelines(
+        heartbeat("m1", 0, 3, assignment=[0], subscribed_topic_names=["orders"]))
+    classic = Snapshot("g", 2, 0.0)
+    classic.typed = GroupSnapshot(
+        "g", 2, "range", {"old": Member("old", ("orders",))},
+        GroupAssignment.from_partitions({"old": [(TOPIC_ID, 1)]}), Cluster({}))
+    merge_classic_members([group], [GroupTimeline("g", [classic])])
+    [snapshot] = group.snapshots
+    assert set(snapshot.members) == {"m1", "old"}
+    assert {m: [p.partition for p in a.partitions]
+            for m, a in snapshot.current.assignments.items()} == {"m1": [0], "old": [1]}
+    assert snapshot.notes == ("classic members from generation 2: old",)
