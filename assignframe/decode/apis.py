@@ -3,11 +3,13 @@
 Every body is decoded by :mod:`assignframe_codec` (its declarations follow the Kafka schema files);
 this module only picks what the timeline uses: JoinGroup/SyncGroup as their ``to_dict()`` view
 (snake_case fields, bytes as bytes), partition counts from Metadata responses and CreateTopics
-requests, leaving members, heartbeat errors and the client software (ApiVersions, KIP-511).
+requests, leaving members, heartbeat errors and the client software (ApiVersions, KIP-511);
+ConsumerGroupHeartbeat and ConsumerGroupDescribe (KIP-848) as their ``to_dict()`` view.
 """
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -47,7 +49,16 @@ def read_metadata_response(frame: KafkaFrame) -> dict[str, Any]:
     """topic -> partition count (topics answered without error)."""
     topics = _decoded("MetadataResponse", frame).topics
     counts = {t.name: len(t.partitions) for t in topics if t.name is not None and not t.error_code}
-    return {"partitions_per_topic": counts}
+    # v10+ carries topic ids: the consumer rebalance protocol (KIP-848) names topics only by id
+    ids = {kafka_uuid(t.topic_id): t.name for t in topics
+           if t.name is not None and getattr(t, "topic_id", None) is not None}
+    return {"partitions_per_topic": counts, "topic_names": ids}
+
+
+def kafka_uuid(raw: bytes) -> str:
+    """Metadata's raw 16-byte topic id as Kafka prints it (``Uuid.toString``: URL-safe base64,
+    unpadded), the form the codec gives the KIP-848 APIs' topic ids."""
+    return base64.urlsafe_b64encode(bytes(raw)).rstrip(b"=").decode("ascii")
 
 
 def read_create_topics_request(frame: KafkaFrame) -> dict[str, Any]:
@@ -109,6 +120,9 @@ _READERS: dict[str, Callable[[KafkaFrame], dict[str, Any]]] = {
     "HeartbeatRequest": read_heartbeat_request,
     "HeartbeatResponse": _error_code("HeartbeatResponse"),
     "ApiVersionsRequest": read_api_versions_request,
+    "ConsumerGroupHeartbeatRequest": _codec("ConsumerGroupHeartbeatRequest"),
+    "ConsumerGroupHeartbeatResponse": _codec("ConsumerGroupHeartbeatResponse"),
+    "ConsumerGroupDescribeResponse": _codec("ConsumerGroupDescribeResponse"),
 }
 
 

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..plugins import PluginManager
 from .analysis import analyse
 from .apis import Message, read_message
+from .consumer_protocol import (
+    ConsumerGroupTimeline,
+    ConsumerTimelineBuilder,
+    merge_classic_members,
+)
 from .kafka import DEFAULT_MAX_FRAME_BYTES, KafkaFrame, KafkaStreams
 from .pcap import read_segments
 from .problems import Problems
@@ -40,6 +45,7 @@ class CaptureResult:
     problems: Problems
     frames: int = 0
     messages: int = 0
+    consumer_groups: list[ConsumerGroupTimeline] = field(default_factory=list)  # KIP-848
 
 
 def iter_messages(
@@ -95,8 +101,13 @@ def decode_capture(
     problems = problems if problems is not None else Problems()
     builder = TimelineBuilder()
     stats: dict[str, int] = {}
+    consumer = ConsumerTimelineBuilder()
     for message in iter_messages(capture, problems, options, stats):
         builder.add(message)
+        consumer.add(message)
     timelines = builder.timelines()
     analyse(timelines, replay, manager)
-    return CaptureResult(timelines, problems, stats.get("frames", 0), stats.get("messages", 0))
+    consumer_groups = consumer.finish()
+    merge_classic_members(consumer_groups, timelines)
+    return CaptureResult(timelines, problems, stats.get("frames", 0), stats.get("messages", 0),
+                         consumer_groups)

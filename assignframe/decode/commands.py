@@ -23,11 +23,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from ..errors import BrokerError, InputError
 from .capture import CaptureOptions, CaptureResult, decode_capture
+from .group_state import GroupRebuild, check_group
 from .offsets import OffsetsRecord, decode_offsets_record, read_offsets_file
 from .payload import PayloadResult, decode_payload, parse_payload_text
 from .problems import Problem, Problems
 from .render import json_line, render_timelines, snapshot_dicts
-from .render_records import render_offsets_record, render_payload
+from .render_consumer import consumer_snapshot_dicts, render_consumer_timelines
+from .render_records import render_group_state, render_offsets_record, render_payload
 
 __all__ = [
     "EXIT_OK",
@@ -74,8 +76,11 @@ def capture_command(
         if as_json:
             for snapshot in snapshot_dicts(result.timelines, source=path):
                 _write_line(out, json_line(snapshot))
+            for snapshot in consumer_snapshot_dicts(result.consumer_groups, source=path):
+                _write_line(out, json_line(snapshot))
         else:
             render_timelines(result.timelines, out)
+            render_consumer_timelines(result.consumer_groups, out)
     return _status(problems)
 
 
@@ -87,7 +92,7 @@ def _usable_capture(path: str, options: CaptureOptions, replay: str | None) -> C
     if not file.exists():
         raise InputError("no such file", path)
     result = decode_capture(path, options, Problems(), replay)
-    if result.timelines:
+    if result.timelines or result.consumer_groups:
         return result
     first = next(iter(result.problems), None)
     if first is not None and result.frames == 0:
@@ -210,9 +215,26 @@ def offsets_command(
         raise InputError.unreadable(exc, file) from None
     except ValueError as exc:
         raise InputError(str(exc), file or "--key/--value") from None
+    rebuild = GroupRebuild()
     for record in records:
+        rebuild.add(record)
         _show(record, out, as_json)
+    _show_groups(rebuild, out, problems, as_json)
     return _status(problems)
+
+
+def _show_groups(rebuild: GroupRebuild, out: Console, problems: Problems, as_json: bool) -> None:
+    """Each consumer-protocol group's rebuilt state; broken invariants are problems."""
+    for state in rebuild.states():
+        broken = check_group(state)
+        for sentence in broken:
+            problems.add(f"group {state.group_id}", 0,
+                         f"{sentence} (last record: {state.last_where})")
+        if as_json:
+            _write_line(out, json_line({"consumer_group_state": state.to_dict(),
+                                        "problems": broken}))
+        else:
+            out.print(render_group_state(state, broken))
 
 
 def _live(
@@ -224,6 +246,7 @@ def _live(
     as_json: bool,
 ) -> int:
     columns: list[Any] = [TextColumn(escape(source)), BarColumn(), MofNCompleteColumn()]
+    rebuild = GroupRebuild()
     with Progress(*columns, console=err, transient=True) as bar:
         task = bar.add_task("read", total=None)
 
@@ -235,9 +258,11 @@ def _live(
                 record = decode_offsets_record(key, value, where)
                 if record.error:
                     problems.add(where, offset, f"record not decoded: {record.error}")
+                rebuild.add(record)
                 _show(record, out, as_json)
         except BrokerError as exc:
             raise InputError(str(exc), source) from None
+    _show_groups(rebuild, out, problems, as_json)
     return _status(problems)
 
 

@@ -35,7 +35,8 @@ _MAX_API_VERSION = 30
 INTERESTING_APIS = frozenset(
     codec.api_key(name)
     for name in ("Metadata", "FindCoordinator", "JoinGroup", "Heartbeat", "LeaveGroup",
-                 "SyncGroup", "ApiVersions", "CreateTopics")
+                 "SyncGroup", "ApiVersions", "CreateTopics",
+                 "ConsumerGroupHeartbeat", "ConsumerGroupDescribe")
 )
 
 

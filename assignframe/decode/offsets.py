@@ -1,7 +1,9 @@
 """``__consumer_offsets`` records: group metadata and committed offsets (hex, files, a broker).
 
-The record key's int16 version says what the record is (0-1 offset commit, 2 group metadata; 3+ are
-the KIP-848 consumer-group records, reported as not supported). A null value is a tombstone: the
+The record key's int16 version says what the record is (0-1 offset commit, 2 group metadata; 3 and
+up the record types of the KIP-848 coordinator: consumer 3-8 and 16, share 10-15, Streams 17 and
+19-23, read by :func:`assignframe_codec.decode_coordinator_record` and named by its key type
+without "Key", e.g. ``ConsumerGroupMemberMetadata``). A null value is a tombstone: the
 offset or the group was deleted. Keys and values are read by :mod:`assignframe_codec`; the
 ConsumerProtocol bytes inside group metadata are decoded with the group's protocol.
 """
@@ -75,11 +77,7 @@ def decode_offsets_record(key: bytes, value: bytes | None, where: str) -> Offset
     record.key_version = codec.version_prefix(key)
     kinds = _RECORD_TYPES.get(record.key_version)
     if kinds is None:
-        record.error = (
-            f"key version {record.key_version}: not a classic group record "
-            "(KIP-848 records are not supported)"
-        )
-        return record
+        return _coordinator_record(record, key, value)
     record.record_type, key_kind, value_kind = kinds
     try:
         record.key = jsonable(codec.decode_record(key_kind, key).to_dict())
@@ -90,6 +88,20 @@ def decode_offsets_record(key: bytes, value: bytes | None, where: str) -> Offset
             )
     except codec.CodecError as exc:
         record.error = f"{type(exc).__name__}: {exc}"
+    return record
+
+
+def _coordinator_record(record: OffsetsRecord, key: bytes, value: bytes | None) -> OffsetsRecord:
+    """A record type of the new group coordinator (3 and up), read by the codec by type."""
+    try:
+        decoded = codec.decode_coordinator_record(key, value)
+    except codec.CodecError as exc:
+        record.error = f"{type(exc).__name__}: {exc}"
+        return record
+    record.record_type = decoded.key_type.removesuffix("Key")
+    record.key = jsonable(decoded.key.to_dict())
+    record.value_version = decoded.value_version
+    record.value = None if decoded.value is None else jsonable(decoded.value.to_dict())
     return record
 
 

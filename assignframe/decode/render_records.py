@@ -9,10 +9,11 @@ from rich.json import JSON
 from rich.markup import escape
 from rich.text import Text
 
+from .group_state import ConsumerGroupState
 from .offsets import OffsetsRecord
 from .payload import PayloadResult
 
-__all__ = ["render_offsets_record", "render_payload"]
+__all__ = ["render_group_state", "render_offsets_record", "render_payload"]
 
 
 def _json(value: object) -> JSON:
@@ -65,3 +66,13 @@ def render_offsets_record(record: OffsetsRecord) -> Group:
         Text.from_markup(head + f"{kind} key v{record.key_version}, value v{record.value_version}"),
         _json({"key": record.key, "value": record.value}),
     )
+
+
+def render_group_state(state: ConsumerGroupState, broken: list[str]) -> Group:
+    """A consumer-protocol group rebuilt from its records, and the invariants it breaks."""
+    head = (f"[bold]consumer group {escape(state.group_id)}[/] (rebuilt from records): "
+            + ("[red]deleted[/]" if state.deleted else
+               f"group epoch {state.group_epoch}, assignment epoch {state.assignment_epoch}"))
+    parts: list[Text | JSON] = [Text.from_markup(head), _json(state.to_dict())]
+    parts += [Text.from_markup(f"  [red]invariant broken[/]: {escape(line)}") for line in broken]
+    return Group(*parts)

@@ -14,6 +14,7 @@ def test_captures_are_shipped():
         "kafka_group_range.pcap",
         "kafka_group_sticky.pcap",
         "kafka_group_cooperative_sticky.pcap",
+        "kafka_group_consumer_protocol.pcap",  # KIP-848 (issue 15)
     }
 
 

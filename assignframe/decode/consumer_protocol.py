@@ -1,0 +1,253 @@
+"""Timelines of consumer-protocol groups (KIP-848) from ConsumerGroupHeartbeat/Describe traffic.
+
+A member sends ConsumerGroupHeartbeat (API 68); its subscription fields are null when unchanged
+since its last heartbeat, so each member's last known subscription is carried here. The broker
+answers with the member's epoch and, when it changed, the member's whole assignment (null means
+"unchanged"). An epoch of -1 (or -2 for a static member) in a request is a leave. A member that
+neither left nor heartbeated during the last three heartbeat intervals of the capture vanished.
+
+Each time the highest member epoch seen in a group grows, a new epoch starts; the group's state
+at the end of that epoch (every live member's subscription and the assignment the broker last sent
+it) becomes a :class:`~assignframe.snapshot.GroupSnapshot` with ``group_type="consumer"``.
+Topic ids are named from the capture's Metadata responses (ids stay when unknown).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import Cluster, GroupAssignment, Member, TopicPartition
+from ..snapshot import GroupSnapshot
+from .apis import Message
+from .timeline import error_name
+
+__all__ = [
+    "ConsumerGroupTimeline",
+    "ConsumerMember",
+    "ConsumerTimelineBuilder",
+    "build_consumer_timelines",
+    "merge_classic_members",
+]
+
+LEAVE_EPOCHS = {-1: "leave", -2: "static leave"}
+VANISHED_INTERVALS = 3  # heartbeat intervals of silence at the capture's end
+_SUBSCRIPTION_FIELDS = ("instance_id", "rack_id", "subscribed_topic_names",
+                        "subscribed_topic_regex", "server_assignor")
+
+
+@dataclass
+class ConsumerMember:
+    """One member's state as carried through its heartbeats."""
+
+    member_id: str
+    client_id: str | None = None
+    epoch: int = 0
+    subscription: dict[str, Any] = field(default_factory=dict)
+    owned: list[list[Any]] | None = None  # as the member last reported it
+    assignment: list[list[Any]] | None = None  # as the broker last sent it
+    heartbeat_interval_ms: int | None = None
+    last_seen: float = 0.0
+    state: str = "active"  # active | left | fenced | vanished
+
+
+@dataclass
+class ConsumerGroupTimeline:
+    group_id: str
+    members: dict[str, ConsumerMember] = field(default_factory=dict)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    snapshots: list[GroupSnapshot] = field(default_factory=list)
+    described: list[dict[str, Any]] = field(default_factory=list)
+    partitions_per_topic: dict[str, int] = field(default_factory=dict)
+    group_epoch: int = 0
+
+
+class ConsumerTimelineBuilder:
+    """Fed one message at a time (the capture is streamed); :meth:`finish` gives the groups."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, ConsumerGroupTimeline] = {}
+        self.topic_names: dict[str, str] = {}
+        self.partitions_per_topic: dict[str, int] = {}
+        self.last_timestamp = 0.0
+
+    def add(self, message: Message) -> None:
+        self.last_timestamp = max(self.last_timestamp, message.frame.timestamp)
+        if message.kind == "MetadataResponse":
+            self.topic_names.update(message.fields.get("topic_names") or {})
+            self.partitions_per_topic.update(message.fields.get("partitions_per_topic") or {})
+        elif message.kind == "ConsumerGroupHeartbeatResponse" and message.frame.request:
+            self._heartbeat(message)
+        elif message.kind == "ConsumerGroupDescribeResponse":
+            self._describe(message)
+
+    def _group(self, group_id: str) -> ConsumerGroupTimeline:
+        return self.groups.setdefault(group_id, ConsumerGroupTimeline(group_id))
+
+    def _names(self, topic_partitions: Iterable[dict[str, Any]] | None) -> list[list[Any]] | None:
+        if topic_partitions is None:
+            return None
+        return sorted([self.topic_names.get(t["topic_id"], t["topic_id"]), p]
+                      for t in topic_partitions for p in t["partitions"])
+
+    def _heartbeat(self, response: Message) -> None:
+        frame = response.frame
+        assert frame.request is not None
+        from .apis import read_message  # the request's fields (already decoded once: cheap)
+
+        request = read_message(frame.request)
+        if request is None or request.error:
+            return
+        sent, got = request.fields, response.fields
+        group = self._group(sent["group_id"])
+        member_id = got.get("member_id") or sent["member_id"]
+        member = group.members.get(member_id)
+        if member is None:
+            member = group.members[member_id] = ConsumerMember(member_id, frame.client_id)
+            group.events.append(_event(frame, "join", member_id))
+        member.last_seen = frame.timestamp
+        self._request(group, member, sent, frame)
+        self._response(group, member, got, frame)
+
+    def _request(self, group: ConsumerGroupTimeline, member: ConsumerMember,
+                 sent: dict[str, Any], frame: Any) -> None:
+        for name in _SUBSCRIPTION_FIELDS:  # null means unchanged since the last heartbeat
+            if sent.get(name) is not None:
+                member.subscription[name] = sent[name]
+        owned = self._names(sent.get("topic_partitions"))
+        if owned is not None:
+            member.owned = owned
+        leave = LEAVE_EPOCHS.get(sent["member_epoch"])
+        if leave:
+            member.state = "left"
+            group.events.append(_event(frame, leave, member.member_id))
+
+    def _response(self, group: ConsumerGroupTimeline, member: ConsumerMember,
+                  got: dict[str, Any], frame: Any) -> None:
+        if got["error_code"]:
+            name = error_name(got["error_code"])
+            if name == "FENCED_MEMBER_EPOCH" or name == "UNKNOWN_MEMBER_ID":
+                member.state = "fenced"
+            group.events.append(_event(frame, "error", member.member_id, error=name,
+                                       message=got.get("error_message")))
+            return
+        member.heartbeat_interval_ms = got.get("heartbeat_interval_ms")
+        assignment = self._names((got.get("assignment") or {}).get("topic_partitions"))
+        changed = assignment is not None and assignment != member.assignment
+        if got.get("assignment") is not None:
+            member.assignment = assignment
+        if member.state == "left" or got["member_epoch"] < 0:
+            return  # the next epoch shows the group without it
+        if changed or got["member_epoch"] != member.epoch:
+            group.events.append(_event(frame, "assignment" if changed else "epoch",
+                                       member.member_id, epoch=got["member_epoch"],
+                                       partitions=member.assignment))
+        member.epoch = got["member_epoch"]
+        self._snapshot(group, frame.timestamp)
+
+    def _snapshot(self, group: ConsumerGroupTimeline, timestamp: float) -> None:
+        """Start a snapshot when the group epoch grows; else the epoch's snapshot is updated."""
+        self._mark_vanished(group, timestamp)
+        epoch = max((m.epoch for m in group.members.values()), default=0)
+        snapshot = _group_snapshot(group, epoch, self.partitions_per_topic)
+        if group.snapshots and group.snapshots[-1].generation == epoch:
+            group.snapshots[-1] = snapshot
+        elif epoch > group.group_epoch or not group.snapshots:
+            group.snapshots.append(snapshot)
+        group.group_epoch = max(group.group_epoch, epoch)
+
+    def _mark_vanished(self, group: ConsumerGroupTimeline, now: float) -> None:
+        for member in group.members.values():
+            interval = (member.heartbeat_interval_ms or 5000) / 1000
+            if member.state == "active" and now - member.last_seen > VANISHED_INTERVALS * interval:
+                member.state = "vanished"
+                group.events.append({"event": "vanished", "member_id": member.member_id,
+                                     "timestamp": member.last_seen})
+
+    def _describe(self, response: Message) -> None:
+        for described in response.fields.get("groups") or ():
+            group = self._group(described["group_id"])
+            group.described.append({
+                "error": error_name(described["error_code"]) if described["error_code"] else None,
+                "group_state": described["group_state"],
+                "group_epoch": described["group_epoch"],
+                "assignment_epoch": described["assignment_epoch"],
+                "assignor": described["assignor_name"],
+                "members": {m["member_id"]: {
+                    "epoch": m["member_epoch"],
+                    "current": _named(m["assignment"]),
+                    "target": _named(m["target_assignment"]),
+                } for m in described["members"]},
+            })
+
+    def finish(self) -> list[ConsumerGroupTimeline]:
+        for group in self.groups.values():
+            group.partitions_per_topic = dict(self.partitions_per_topic)
+            self._mark_vanished(group, self.last_timestamp)
+        return sorted(self.groups.values(), key=lambda g: g.group_id)
+
+
+def _named(assignment: dict[str, Any]) -> list[list[Any]]:
+    return sorted([t["topic_name"], p] for t in assignment["topic_partitions"]
+                  for p in t["partitions"])
+
+
+def _event(frame: Any, kind: str, member_id: str, **details: Any) -> dict[str, Any]:
+    return {"event": kind, "member_id": member_id, "timestamp": frame.timestamp,
+            "stream": frame.stream, "offset": frame.offset, **details}
+
+
+def _group_snapshot(group: ConsumerGroupTimeline, epoch: int,
+                    partitions_per_topic: dict[str, int]) -> GroupSnapshot:
+    live = {m.member_id: m for m in group.members.values() if m.state == "active"}
+    members = {member_id: Member(
+        member_id,
+        tuple(m.subscription.get("subscribed_topic_names") or ()),
+        owned_partitions=tuple(TopicPartition(t, p) for t, p in m.owned or ()),
+        generation=m.epoch,
+        group_instance_id=m.subscription.get("instance_id"),
+        rack=m.subscription.get("rack_id"),
+    ) for member_id, m in live.items()}
+    current = GroupAssignment.from_partitions(
+        {member_id: [tuple(pair) for pair in m.assignment or ()] for member_id, m in live.items()})
+    assignor = next((m.subscription.get("server_assignor") for m in live.values()
+                     if m.subscription.get("server_assignor")), None)
+    return GroupSnapshot(group.group_id, epoch, assignor, members, current,
+                         Cluster(dict(partitions_per_topic)), group_type="consumer")
+
+
+def merge_classic_members(groups: Iterable[ConsumerGroupTimeline],
+                          timelines: Iterable[Any]) -> None:
+    """A group mixing protocols is one group: classic members (bridged JoinGroup/SyncGroup, whose
+    generation is the group epoch) join each epoch's snapshot from the last classic generation at
+    or before that epoch. ``timelines`` are the classic :class:`~.timeline.GroupTimeline` objects
+    after analysis (their ``typed`` snapshots); modifies ``groups`` in place."""
+    classic = {timeline.group_id: timeline for timeline in timelines}
+    for group in groups:
+        timeline = classic.get(group.group_id)
+        if timeline is None:
+            continue
+        typed = [s.typed for s in timeline.snapshots if s.typed is not None]
+        group.snapshots = [_with_classic(snapshot, typed) for snapshot in group.snapshots]
+
+
+def _with_classic(snapshot: GroupSnapshot, classic: list[GroupSnapshot]) -> GroupSnapshot:
+    earlier = [c for c in classic if c.generation <= snapshot.generation]
+    if not earlier:
+        return snapshot
+    source = earlier[-1]
+    members = {**source.members, **snapshot.members}
+    current = {**source.current.assignments, **snapshot.current.assignments}
+    note = f"classic members from generation {source.generation}: {', '.join(source.members)}"
+    return dataclasses.replace(snapshot, members=members, current=GroupAssignment(current),
+                               notes=(*snapshot.notes, note))
+
+
+def build_consumer_timelines(messages: Iterable[Message]) -> list[ConsumerGroupTimeline]:
+    """The consumer-protocol groups of a capture's messages, each with its epochs' snapshots."""
+    builder = ConsumerTimelineBuilder()
+    for message in messages:
+        builder.add(message)
+    return builder.finish()
