@@ -7,6 +7,7 @@ in ``kafka_group_consumer_protocol.callbacks.json``. The live test captures a fr
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -85,9 +86,16 @@ def _can_capture() -> bool:
     return probe.returncode == 0 and "lo" in probe.stdout
 
 
-@pytest.mark.skipif(not _can_capture(), reason="dumpcap cannot capture loopback here")
 def test_live_mock_cluster_group_matches_its_callbacks(tmp_path: Path) -> None:
-    pytest.importorskip("confluent_kafka")
+    # The core tox env (ASSIGNFRAME_REQUIRE_TSHARK=1) has dumpcap and confluent-kafka: there a
+    # missing one fails; elsewhere the test says why it cannot run.
+    required = os.environ.get("ASSIGNFRAME_REQUIRE_TSHARK") == "1"
+    if not _can_capture():
+        (pytest.fail if required else pytest.skip)("dumpcap cannot capture loopback here")
+    if required:
+        import confluent_kafka  # noqa: F401  (a missing client fails here, never skips)
+    else:
+        pytest.importorskip("confluent_kafka")
     from . import kip848_live
 
     pcap = tmp_path / "live.pcap"
