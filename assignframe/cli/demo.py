@@ -24,8 +24,10 @@ from typing import Any
 from ..audit import ENGINES, AuditOptions, run_audit, snapshot_view, write_fleet
 from ..decode.capture import decode_capture
 from ..decode.render import json_line, snapshot_dicts
+from ..decode.render_consumer import consumer_snapshot_dicts
 from ..report import write_report
 from ..simulate import load_scenario, shipped_scenarios, simulate
+from ..snapshot import GroupSnapshot
 from ._common import positive_int
 
 __all__ = ["DemoOptions", "register", "run_demo", "shipped_captures"]
@@ -111,19 +113,24 @@ def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> dict[s
     )
     summary = run_audit(fleet, out / "audit", audit_options, options.engine)
     say(f"audited {summary['groups']:,} groups ({summary['malformed']} malformed rows skipped)")
-    views = [snapshot_view(s, s.get("source") or "") for s in snapshots]
+    views = [snapshot_view(snapshot, source) for source, snapshot in snapshots]
     report = write_report(
         out / "report.html", audit_summary=summary, simulations=simulations, captures=views
     )
     return {"report": report, "summary": summary, "simulations": simulations, "captures": views}
 
 
-def decode_captures(path: Path) -> list[dict[str, Any]]:
-    """Decode every shipped capture; writes the snapshots as JSON lines to ``path``."""
-    lines = [
-        json_line(snapshot)
-        for capture in shipped_captures()
-        for snapshot in snapshot_dicts(decode_capture(capture).timelines, capture.name)
-    ]
+def decode_captures(path: Path) -> list[tuple[str, GroupSnapshot]]:
+    """Decode every shipped capture, classic and consumer-protocol groups alike: returns each
+    generation's typed snapshot with its capture's name (for the report, in process), and writes
+    the JSON lines ``decode --json`` would to ``path``."""
+    lines: list[str] = []
+    typed: list[tuple[str, GroupSnapshot]] = []
+    for capture in shipped_captures():
+        result = decode_capture(capture)
+        lines += map(json_line, snapshot_dicts(result.timelines, capture.name))
+        lines += map(json_line, consumer_snapshot_dicts(result.consumer_groups, capture.name))
+        typed += [(capture.name, s.typed) for t in result.timelines for s in t.snapshots if s.typed]
+        typed += [(capture.name, s) for group in result.consumer_groups for s in group.snapshots]
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return [json.loads(line) for line in lines]
+    return typed
