@@ -9,17 +9,19 @@ Library first (the ``assignframe decode`` command is a thin layer over it)::
 
 Modules: :mod:`.pcap` (files, link/IP/TCP via dpkt), :mod:`.tcp` (reassembly), :mod:`.kafka`
 (framing, correlation), :mod:`.apis` (message bodies), :mod:`.timeline` / :mod:`.analysis`
-(generations, changes, metrics), :mod:`.replay`, :mod:`.payload` (kind detection),
-:mod:`.offsets` (``__consumer_offsets``), :mod:`.render` (rich and JSON), :mod:`.commands`.
+(classic generations, changes, metrics), :mod:`.consumer_protocol` (KIP-848 epochs),
+:mod:`.snapshots` (the core's typed snapshot), :mod:`.replay`, :mod:`.payload` (kind
+detection), :mod:`.offsets` / :mod:`.group_state` (``__consumer_offsets``), :mod:`.jsonl` (JSON
+lines), :mod:`.console` (everything a person sees), :mod:`.commands`.
 """
 
 from __future__ import annotations
 
 from .capture import CaptureOptions, CaptureResult, decode_capture, iter_messages
+from .jsonl import SNAPSHOT_SCHEMA, snapshot_dicts, snapshot_to_dict
 from .offsets import OffsetsRecord, decode_offsets_record
 from .payload import DETECTION_ORDER, PayloadResult, decode_payload, parse_payload_text
 from .problems import Problem, Problems
-from .render import SNAPSHOT_SCHEMA, snapshot_dicts, snapshot_to_dict
 from .timeline import GroupTimeline, MemberRound, Snapshot
 
 __all__ = [

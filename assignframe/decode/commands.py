@@ -23,13 +23,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from ..errors import BrokerError, InputError
 from .capture import CaptureOptions, CaptureResult, decode_capture
+from .console import (
+    render_consumer_timelines,
+    render_group_state,
+    render_offsets_record,
+    render_payload,
+    render_timelines,
+)
 from .group_state import GroupRebuild, check_group
+from .jsonl import consumer_snapshot_dicts, json_line, snapshot_dicts
 from .offsets import OffsetsRecord, decode_offsets_record, read_offsets_file
 from .payload import PayloadResult, decode_payload, parse_payload_text
 from .problems import Problem, Problems
-from .render import json_line, render_timelines, snapshot_dicts
-from .render_consumer import consumer_snapshot_dicts, render_consumer_timelines
-from .render_records import render_group_state, render_offsets_record, render_payload
 
 __all__ = [
     "EXIT_OK",

@@ -1,106 +1,41 @@
-"""Show timelines: rich tables for people, one JSON object per group generation for machines.
-
-The JSON schema (``assignframe.decode.snapshot/1``) is documented in docs/decode.md.
+"""decode's presentation for people: rich views of classic timelines, consumer-protocol
+(KIP-848) timelines, payloads, ``__consumer_offsets`` records and rebuilt group states. The JSON
+views are :mod:`.jsonl`; nothing here computes a metric (they come with the snapshots).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 from rich.console import Console, Group
+from rich.json import JSON
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ..snapshot import SNAPSHOT_SCHEMA
-from ..snapshot import snapshot_to_dict as core_snapshot_dict
-from .snapshots import group_snapshot
+from .consumer_protocol import ConsumerGroupTimeline
+from .group_state import ConsumerGroupState
+from .offsets import OffsetsRecord
+from .payload import PayloadResult
 from .timeline import GroupTimeline, MemberRound, Snapshot
 
 __all__ = [
-    "SNAPSHOT_SCHEMA",
     "GroupHistory",
     "membership_lines",
+    "render_consumer_timelines",
+    "render_group_state",
+    "render_offsets_record",
+    "render_payload",
     "render_snapshot",
     "render_timelines",
-    "snapshot_dicts",
-    "snapshot_to_dict",
 ]
 
 
-def _member_extras(member: MemberRound) -> dict[str, Any]:
-    """What decode adds to a member beyond the snapshot: who it is on the network, what it
-    offered, what its SyncGroup response carried, and the strategy's view of its user data."""
-    subscription = {
-        k: v
-        for k, v in (member.subscription or {}).items()
-        if k in ("user_data_decoded", "user_data_error", "error")
-    }
-    if member.subscription_source:
-        subscription["source"] = member.subscription_source
-    return {
-        "client_id": member.client_id,
-        "client_software": member.client_software,
-        "connection": member.connection,
-        "protocols": member.protocols,
-        "subscription": subscription,
-        "assignment_source": "leader" if member.assignment is not None else (
-            "member" if member.received is not None else None
-        ),
-        "received_assignment": member.received,
-    }
-
-
-def snapshot_to_dict(snapshot: Snapshot, source: str | None = None) -> dict[str, Any]:
-    """One group generation as a JSON-ready dict: the core snapshot's serialization
-    (:func:`assignframe.snapshot.snapshot_to_dict`, read back by ``read_snapshot``) plus what
-    decode saw around it (docs/decode.md lists every field)."""
-    typed = snapshot.typed or group_snapshot(snapshot)
-    core = core_snapshot_dict(typed)
-    result = {"schema": core.pop("schema"), "source": source, **core}
-    for member in result["members"]:
-        extras = _member_extras(snapshot.members[member["member_id"]])
-        member["subscription"].update(extras.pop("subscription"))
-        member.update(extras)
-    result.update(
-        protocol_type=snapshot.protocol_type,
-        first_seen=snapshot.first_seen,
-        synced_at=snapshot.synced_at,
-        complete=snapshot.complete,
-        changes=snapshot.changes,
-        metrics=snapshot.metrics,
-        rounds=snapshot.rounds,
-        events=snapshot.events,
-        replay=snapshot.replay,
-    )
-    return result
-
-
-def snapshot_dicts(
-    timelines: Iterable[GroupTimeline], source: str | None = None
-) -> Iterator[dict[str, Any]]:
-    for timeline in timelines:
-        for snapshot in timeline.snapshots:
-            yield snapshot_to_dict(snapshot, source)
-
-
-def json_line(value: dict[str, Any]) -> str:
-    return json.dumps(value, sort_keys=False, separators=(",", ":"), default=_json_default)
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value).hex()
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
-
-
-# -- rich ------------------------------------------------------------------------------------------
+# -- classic group timelines --------------------------------------------------------------------
 
 
 def _time(timestamp: float | None) -> str:
@@ -343,3 +278,106 @@ def render_timelines(timelines: Iterable[GroupTimeline], console: Console) -> No
         for snapshot in timeline.snapshots:
             console.print(render_snapshot(snapshot, history))
             console.print()
+
+
+# -- consumer-protocol (KIP-848) group timelines --------------------------------------------------
+
+
+def _pairs(partitions: Iterable[Any]) -> str:
+    by_topic: dict[str, list[int]] = {}
+    for topic, partition in partitions:
+        by_topic.setdefault(topic, []).append(partition)
+    return " ".join(f"{t}[{','.join(map(str, sorted(p)))}]" for t, p in sorted(by_topic.items()))
+
+
+def render_consumer_timelines(groups: Iterable[ConsumerGroupTimeline], console: Console) -> None:
+    for group in groups:
+        console.print(f"== consumer group {group.group_id} (KIP-848): "
+                      f"{len(group.snapshots)} epoch(s) ==")
+        for snapshot in group.snapshots:
+            table = Table(title=f"group epoch {snapshot.generation}"
+                          f" (assignor {snapshot.protocol or 'broker default'})")
+            for column in ("member", "client", "epoch", "topics", "owned (reported)", "assigned"):
+                table.add_column(column)
+            for member_id, member in snapshot.members.items():
+                known = group.members.get(member_id)
+                table.add_row(member_id, (known.client_id or "") if known else "(classic)",
+                              str(member.generation), ",".join(member.topics),
+                              _pairs(member.owned_partitions),
+                              _pairs(snapshot.current.assignments[member_id].partitions))
+            console.print(table)
+            for note in snapshot.notes:
+                console.print(f"  note: {note}")
+        for event in group.events:
+            details = {k: v for k, v in event.items()
+                       if k not in ("event", "member_id", "timestamp", "stream", "offset")}
+            if "partitions" in details:
+                details["partitions"] = _pairs(details["partitions"])
+            text = " ".join(f"{k}={v}" for k, v in details.items())
+            console.print(f"  {event['event']:<10} {event['member_id']} {text}".rstrip())
+        console.print()
+
+
+# -- payloads, records, rebuilt group states ------------------------------------------------------
+
+
+def _json(value: object) -> JSON:
+    return JSON(json.dumps(value, default=str))
+
+
+def render_payload(result: PayloadResult) -> Group:
+    if result.kind is None:
+        return Group(
+            Text.from_markup(
+                f"[bold]{escape(result.source)}[/]: [red]not decoded[/] "
+                f"({escape(result.error or '')})"
+            )
+        )
+    head = f"[bold]{escape(result.source)}[/]: [green]{escape(result.label or '')}[/]"
+    if result.framed:
+        head += f" (framed; header {escape(json.dumps(result.framed['header']))})"
+    if not result.exact:
+        head += " [yellow](decodes, but does not re-encode to the same bytes)[/]"
+    parts: list[object] = [Text.from_markup(head)]
+    if result.ambiguous_with:
+        parts.append(
+            Text(
+                f"  ambiguous: these bytes also fit {', '.join(result.ambiguous_with)}",
+                style="yellow",
+            )
+        )
+    if result.loose and result.exact:
+        parts.append(Text(f"  also decodes loosely as {', '.join(result.loose)}", style="dim"))
+    parts.append(_json(result.value))
+    return Group(*parts)  # type: ignore[arg-type]
+
+
+def render_offsets_record(record: OffsetsRecord) -> Group:
+    head = f"[bold]{escape(record.where)}[/]: "
+    if record.error:
+        return Group(
+            Text.from_markup(head + f"[red]{escape(record.error)}[/] (key {record.key_hex})")
+        )
+    kind = record.record_type or "?"
+    if record.tombstone:
+        deleted = "offset deleted" if kind == "offset_commit" else "group deleted"
+        return Group(
+            Text.from_markup(
+                head + f"{kind} v{record.key_version} [yellow]tombstone ({deleted})[/]"
+            ),
+            _json(record.key),
+        )
+    return Group(
+        Text.from_markup(head + f"{kind} key v{record.key_version}, value v{record.value_version}"),
+        _json({"key": record.key, "value": record.value}),
+    )
+
+
+def render_group_state(state: ConsumerGroupState, broken: list[str]) -> Group:
+    """A consumer-protocol group rebuilt from its records, and the invariants it breaks."""
+    head = (f"[bold]consumer group {escape(state.group_id)}[/] (rebuilt from records): "
+            + ("[red]deleted[/]" if state.deleted else
+               f"group epoch {state.group_epoch}, assignment epoch {state.assignment_epoch}"))
+    parts: list[Text | JSON] = [Text.from_markup(head), _json(state.to_dict())]
+    parts += [Text.from_markup(f"  [red]invariant broken[/]: {escape(line)}") for line in broken]
+    return Group(*parts)

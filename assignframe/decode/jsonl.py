@@ -1,0 +1,125 @@
+"""Decoded groups as JSON lines, one object per generation (classic) or epoch (KIP-848).
+
+Each line is the core snapshot's serialization (:func:`assignframe.snapshot.snapshot_to_dict`, read
+back by ``read_snapshot``) plus what decode saw around it: ``source``, ``metrics`` (the core's one
+record), rounds, events, changes, replay and, per member, its client and what it offered. For
+consumer-protocol groups each member also says its ``protocol`` (consumer, or classic in a mixed
+group), ``client_id``, ``final_state`` (active, left, fenced or vanished at the capture's end),
+``subscription_regex`` and ``server_assignor``, and the group its ``events`` and ``described``
+(ConsumerGroupDescribe). docs/decode.md lists every field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..snapshot import SNAPSHOT_SCHEMA, GroupSnapshot, snapshot_metrics
+from ..snapshot import snapshot_to_dict as core_snapshot_dict
+from .consumer_protocol import ConsumerGroupTimeline
+from .snapshots import group_snapshot
+from .timeline import GroupTimeline, MemberRound, Snapshot
+
+__all__ = [
+    "SNAPSHOT_SCHEMA",
+    "consumer_snapshot_dicts",
+    "json_line",
+    "snapshot_dicts",
+    "snapshot_to_dict",
+]
+
+
+def _member_extras(member: MemberRound) -> dict[str, Any]:
+    """What decode adds to a member beyond the snapshot: who it is on the network, what it
+    offered, what its SyncGroup response carried, and the strategy's view of its user data."""
+    subscription = {
+        k: v
+        for k, v in (member.subscription or {}).items()
+        if k in ("user_data_decoded", "user_data_error", "error")
+    }
+    if member.subscription_source:
+        subscription["source"] = member.subscription_source
+    return {
+        "client_id": member.client_id,
+        "client_software": member.client_software,
+        "connection": member.connection,
+        "protocols": member.protocols,
+        "subscription": subscription,
+        "assignment_source": "leader" if member.assignment is not None else (
+            "member" if member.received is not None else None
+        ),
+        "received_assignment": member.received,
+    }
+
+
+def snapshot_to_dict(snapshot: Snapshot, source: str | None = None) -> dict[str, Any]:
+    """One group generation as a JSON-ready dict: the core snapshot's serialization
+    (:func:`assignframe.snapshot.snapshot_to_dict`, read back by ``read_snapshot``) plus what
+    decode saw around it (docs/decode.md lists every field)."""
+    typed = snapshot.typed or group_snapshot(snapshot)
+    core = core_snapshot_dict(typed)
+    result = {"schema": core.pop("schema"), "source": source, **core}
+    for member in result["members"]:
+        extras = _member_extras(snapshot.members[member["member_id"]])
+        member["subscription"].update(extras.pop("subscription"))
+        member.update(extras)
+    result.update(
+        protocol_type=snapshot.protocol_type,
+        first_seen=snapshot.first_seen,
+        synced_at=snapshot.synced_at,
+        complete=snapshot.complete,
+        changes=snapshot.changes,
+        metrics=snapshot.metrics,
+        rounds=snapshot.rounds,
+        events=snapshot.events,
+        replay=snapshot.replay,
+    )
+    return result
+
+
+def snapshot_dicts(
+    timelines: Iterable[GroupTimeline], source: str | None = None
+) -> Iterator[dict[str, Any]]:
+    for timeline in timelines:
+        for snapshot in timeline.snapshots:
+            yield snapshot_to_dict(snapshot, source)
+
+
+def json_line(value: dict[str, Any]) -> str:
+    return json.dumps(value, sort_keys=False, separators=(",", ":"), default=_json_default)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).hex()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def _with_previous(snapshots: list[GroupSnapshot]) -> Iterator[tuple[GroupSnapshot | None,
+                                                                      GroupSnapshot]]:
+    return zip([None, *snapshots[:-1]], snapshots, strict=True)
+
+
+def consumer_snapshot_dicts(
+    groups: Iterable[ConsumerGroupTimeline], source: str | None = None
+) -> Iterator[dict[str, Any]]:
+    for group in groups:
+        for previous, snapshot in _with_previous(group.snapshots):
+            core = core_snapshot_dict(snapshot)
+            result = {"schema": core.pop("schema"), "source": source, **core}
+            for member in result["members"]:
+                known = group.members.get(member["member_id"])
+                if known is None:  # a classic member of a mixed group (see its notes)
+                    member["protocol"] = "classic"
+                    continue
+                member.update(protocol="consumer", client_id=known.client_id,
+                              final_state=known.state,
+                              subscription_regex=known.subscription.get("subscribed_topic_regex"),
+                              server_assignor=known.subscription.get("server_assignor"))
+            metrics = snapshot_metrics(snapshot, previous.current if previous else None)
+            result.update(metrics=metrics.as_dict(), events=group.events,
+                          described=group.described)
+            yield result
