@@ -32,9 +32,11 @@ from __future__ import annotations
 import base64
 import functools
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
-from .model import GroupSubscription, Member
+if TYPE_CHECKING:  # the model reads these orderings; only type names come back
+    from .model import GroupSubscription, Member
+
 
 __all__ = [
     "JavaHashMap",

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from operator import countOf
 from typing import Any, NamedTuple
 
+from .javaorder import member_sort_key
+
 __all__ = [
     "Cluster",
     "GroupAssignment",
@@ -176,8 +178,6 @@ class GroupSubscription:
         static members first by ``group.instance.id``, then the others by member id, both
         compared as Java strings (UTF-16 code units). A restarted static member (new id, same
         instance id) keeps its place."""
-        from .javaorder import member_sort_key  # javaorder reads the model: imported late
-
         members = self.members
         return tuple(
             sorted(members, key=lambda m: member_sort_key(m, members[m].group_instance_id))
