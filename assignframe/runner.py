@@ -91,6 +91,9 @@ class Consumer:
     :param rack: its ``client.rack``, or None
     :param group_instance_id: its static membership id (KIP-345), or None
     :param subscription: crafted JoinGroup metadata bytes sent verbatim instead of building them
+    :param options: this consumer's own strategy options, over the runner's (a real consumer
+        configured with ``replicas=2``): its strategy instance builds its subscription, keeps its
+        state and, when it leads, assigns
     """
 
     member_id: str
@@ -99,10 +102,12 @@ class Consumer:
     rack: str | None = None
     group_instance_id: str | None = None
     subscription: bytes | None = None
+    options: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "topics", tuple(self.topics))
         object.__setattr__(self, "strategies", tuple(self.strategies))
+        object.__setattr__(self, "options", dict(self.options))
 
 
 @dataclass(frozen=True)
@@ -215,7 +220,7 @@ class GroupRunner:
         self.wire = wire
         self.name = name or (f"group {group_id!r}" if group_id else None)
         self._pm = pm or get_plugin_manager()
-        self._instances: dict[str, Strategy] = {}
+        self._instances: dict[tuple[str, str], Strategy] = {}
         self._readers: dict[str, UserDataReader] = {}
         self._protocols: dict[tuple[str, ...], RebalanceProtocol] = {}
         self._states: dict[str, MemberState] = {}
@@ -296,12 +301,13 @@ class GroupRunner:
         self.cluster = cluster or self.cluster
         new_generation = self._next_generation(generation)
         protocol_name, strategy = self._elect(joining)
-        joins = self._join_all(joining, strategy)
+        joins = self._join_all(joining, protocol_name)
         group = self._leader_view(joins, strategy, new_generation, lags)
-        assignment = self._pm.assign(strategy, group)
-        leader_protocol = joins[0].protocol
+        leader = joins[0]  # the leader assigns with its own instance (its own options)
+        assignment = self._pm.assign(leader.strategy, group)
+        leader_protocol = leader.protocol
         if leader_protocol is RebalanceProtocol.COOPERATIVE:  # the leader validates (Java)
-            check_cooperative_handover(strategy, group, assignment)
+            check_cooperative_handover(leader.strategy, group, assignment)
         assignment_bytes: Mapping[str, bytes]
         if self.wire:
             assignment_bytes = {
@@ -318,8 +324,8 @@ class GroupRunner:
             assignment_bytes=assignment_bytes,
             group=group,
             assignment=assignment,
-            revoked=self._sync(joins, strategy, assignment, assignment_bytes, new_generation),
-            owners_per_partition=strategy.owners_per_partition(group),
+            revoked=self._sync(joins, assignment, assignment_bytes, new_generation),
+            owners_per_partition=leader.strategy.owners_per_partition(group),
             previous=self._last_assignment,
             rebalance_protocol=leader_protocol,
         )
@@ -344,29 +350,34 @@ class GroupRunner:
         )
         return name, self._strategy(name)
 
-    def _strategy(self, name: str) -> Strategy:
-        if name not in self._instances:
-            self._instances[name] = self._pm.strategy(name, **self.options)
-        return self._instances[name]
+    def _strategy(self, name: str, own: Mapping[str, Any] | None = None) -> Strategy:
+        """The instance for ``name`` with the runner's options, overridden by ``own`` (one
+        consumer's options); built once per distinct set of options."""
+        options = {**self.options, **own} if own else self.options
+        key = (name, repr(sorted(options.items())))  # values may be unhashable (lists)
+        instance = self._instances.get(key)
+        if instance is None:
+            instance = self._instances[key] = self._pm.strategy(name, **options)
+        return instance
 
-    def _join_all(self, joining: Sequence[Consumer], strategy: Strategy) -> list[_Join]:
+    def _join_all(self, joining: Sequence[Consumer], protocol_name: str) -> list[_Join]:
         """Every consumer's join; members that left lose their state (a new id starts fresh)."""
         self._states = {c.member_id: self._states.get(c.member_id, MemberState()) for c in joining}
-        return [self._join(consumer, strategy) for consumer in joining]
+        return [self._join(c, self._strategy(protocol_name, c.options)) for c in joining]
 
     def _join(self, consumer: Consumer, strategy: Strategy) -> _Join:
         protocol = self._rebalance_protocol(consumer)
         state = self._states[consumer.member_id]
         if consumer.subscription is not None:
             claimed = claimed_state(state, consumer.subscription)
-            return _Join(consumer, protocol, claimed, consumer.subscription)
+            return _Join(consumer, strategy, protocol, claimed, consumer.subscription)
         # The hook sees the state before the join: user data may carry what the member owned.
         metadata = self._pm.subscription_metadata(
             strategy, consumer.topics, state, consumer.rack, protocol
         )
         subscription = subscription_bytes(metadata) if self.wire else None
         joined = state_at_join(state, consumer.topics, protocol)
-        return _Join(consumer, protocol, joined, subscription, metadata)
+        return _Join(consumer, strategy, protocol, joined, subscription, metadata)
 
     def _rebalance_protocol(self, consumer: Consumer) -> RebalanceProtocol:
         offered = consumer.strategies or self.default_strategies
@@ -414,7 +425,6 @@ class GroupRunner:
     def _sync(
         self,
         joins: Sequence[_Join],
-        strategy: Strategy,
         assignment: GroupAssignment,
         assignment_bytes: Mapping[str, bytes],
         generation: int,
@@ -428,7 +438,7 @@ class GroupRunner:
             else:
                 received = _decode_member_assignment(assignment_bytes[join.member_id])
             self._states[join.member_id] = self._pm.on_assignment(
-                strategy, received, generation, join.state
+                join.strategy, received, generation, join.state
             )
             lost = revoked_at_sync(join.protocol, join.state.owned_partitions, received.partitions)
             if lost:
@@ -438,13 +448,14 @@ class GroupRunner:
 
 @dataclass(frozen=True)
 class _Join:
-    """One consumer's side of a join: its protocol, its state once joined (what it still owns),
-    what it sent.
+    """One consumer's side of a join: its strategy instance (with its own options), its
+    protocol, its state once joined (what it still owns), what it sent.
 
     ``subscription`` is None when a ``wire=False`` runner has not encoded ``metadata``.
     """
 
     consumer: Consumer
+    strategy: Strategy
     protocol: RebalanceProtocol
     state: MemberState
     subscription: bytes | None

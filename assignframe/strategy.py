@@ -43,6 +43,9 @@ Optional methods, each with a sensible default:
 * ``describe_user_data(decoded)``: a JSON view of that result, which ``assignframe decode`` shows.
 * ``on_assignment(assignment, generation, state)``: the consumer's next ``MemberState``.
 * ``owners_per_partition(group)``: how many members each subscribed partition goes to (1).
+* ``user_data_options`` and ``member_options(decoded)``: for an option a consumer advertises in
+  its user data (``redundant``'s ``replicas``), its name, and how to read it back from a member's
+  decoded user data, so a replay of a captured group runs each member with its own setting.
 * ``option_defaults``: the options it accepts with their defaults (``{"refine": True}``), so a
   mistyped option is rejected instead of ignored.
 
@@ -84,6 +87,10 @@ class Strategy(Configurable, abc.ABC):
     #: options. ``None`` (the default, for strategies written before this existed): undeclared,
     #: any option passes unchecked. The command line rejects undeclared options and lists these.
     option_defaults: ClassVar[Mapping[str, Any] | None] = None
+    #: The options a consumer advertises in its user data (its preferences, e.g. ``("replicas",)``),
+    #: which :meth:`member_options` reads back. ``()``: the user data carries no option (at most
+    #: state, such as sticky's previous assignment).
+    user_data_options: ClassVar[tuple[str, ...]] = ()
 
     @property
     def protocol(self) -> RebalanceProtocol:
@@ -117,6 +124,21 @@ class Strategy(Configurable, abc.ABC):
         the layout or the fields the way your documentation does.
         """
         return json_value(decoded)
+
+    def member_options(self, decoded: Any) -> Mapping[str, Any]:
+        """The options a member evidently runs with, read back from its own user data.
+
+        The inverse of what :meth:`subscription_user_data` advertises because of
+        ``self.options``, restricted to :attr:`user_data_options`: a member built with
+        ``replicas=2`` sends user data that this method turns back into ``{"replicas": 2}``.
+        Replays of a captured group (``assignframe audit``) build each member with these options,
+        so it advertises again what it advertised then. State carried in user data (a previous
+        assignment) is not an option: replays rebuild it from the current assignment.
+
+        :param decoded: what :meth:`decode_user_data` returned for the member (None: it sent null)
+        :returns: option name -> value, only names in :attr:`user_data_options` (default: none)
+        """
+        return {}
 
     def on_assignment(
         self, assignment: MemberAssignment, generation: int, state: MemberState

@@ -97,6 +97,7 @@ def group_detail(
                 "assignment": _pairs(o.assignment) if o.assignment is not None else None,
                 "metrics": o.metrics,
                 "error": o.error,
+                "note": o.note,
             }
             for o in outcomes
         ],

@@ -16,6 +16,10 @@ own.
    the codec round trips whose result is known without them are skipped (``wire=False``, see
    :mod:`assignframe.runner`; tests/audit/test_wire_equivalence.py holds the two modes equal).
 
+Each replayed member runs with the options it advertised in its captured user data when S is the
+strategy the group ran (``redundant``'s ``replicas``: :mod:`assignframe.preferences`); when they
+cannot be known, the outcome's ``note`` says so.
+
 Metrics compare the replayed assignment with the current one (kept/moved).
 """
 
@@ -31,6 +35,7 @@ from typing import Any
 from ..metrics import metrics_record
 from ..model import GroupAssignment
 from ..plugins import PluginManager
+from ..preferences import member_preferences
 from ..runner import Consumer, GroupRunner
 from ..server_assignor import SERVER_PREFIX
 from ..snapshot import GroupSnapshot
@@ -120,6 +125,7 @@ class StrategyOutcome:
     owners_per_partition: int = 1
     settled: bool = True
     error: str | None = None
+    note: str | None = None
 
 
 def replay_strategy(
@@ -137,8 +143,18 @@ def _replay(snapshot: GroupSnapshot, strategy: str, context: AuditContext) -> St
         target, metrics = server_replay(snapshot, strategy, context.pm)
         return StrategyOutcome(strategy, metrics, target)
     runner = GroupRunner(strategy, cluster=snapshot.cluster, pm=context.pm, wire=False)
+    preferences = member_preferences(
+        context.pm, context.pm.strategy(strategy), snapshot.members, snapshot.protocol
+    )
     consumers = [
-        Consumer(m.member_id, m.topics, (strategy,), m.rack, m.group_instance_id)
+        Consumer(
+            m.member_id,
+            m.topics,
+            (strategy,),
+            m.rack,
+            m.group_instance_id,
+            options=preferences.options.get(m.member_id, {}),
+        )
         for m in snapshot.members.values()
     ]
     runner.adopt(snapshot.current, max(snapshot.generation, 1))
@@ -152,5 +168,10 @@ def _replay(snapshot: GroupSnapshot, strategy: str, context: AuditContext) -> St
         len(result.rounds),
     )
     return StrategyOutcome(
-        strategy, metrics, final.assignment, final.owners_per_partition, result.settled
+        strategy,
+        metrics,
+        final.assignment,
+        final.owners_per_partition,
+        result.settled,
+        note=" ".join(preferences.notes) or None,
     )

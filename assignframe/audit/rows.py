@@ -33,6 +33,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("current_lag_spread", "int"),
     ("strategy", "string"),
     ("error", "string"),
+    ("note", "string"),
     ("valid", "bool"),
     ("balance_score", "int"),
     ("spread", "int"),
@@ -115,6 +116,7 @@ def _strategy_columns(outcome: StrategyOutcome, recommendation: Recommendation) 
     return {
         "strategy": outcome.strategy,
         "error": outcome.error,
+        "note": outcome.note,
         "valid": m.get("valid"),
         "balance_score": m.get("balance_score"),
         "spread": m.get("spread"),

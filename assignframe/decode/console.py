@@ -264,6 +264,7 @@ def _replay_text(replay: dict[str, Any]) -> Text:
     lines += [
         f"  {member}: {_partitions(parts)}" for member, parts in replay["assignments"].items()
     ]
+    lines += [f"  warning: {warning}" for warning in replay.get("warnings") or ()]
     return Text("\n".join(lines))
 
 

@@ -1,10 +1,15 @@
 """``--replay STRATEGY``: what another installed strategy would have assigned for a generation.
 
 The generation's typed snapshot (:mod:`.snapshots`) gives the leader's input; the core's plugin
-manager runs the strategy as a leader would: each member's user data through the group
-protocol's :class:`~assignframe.protocol.UserDataReader`, then ``assign`` (checked). A member
-whose user data the strategy cannot read (it was written by the strategy the group really ran)
-counts as having sent none, as in the runner; the result lists those members.
+manager runs the strategy as a leader would: each member's user data through the strategy's
+:class:`~assignframe.protocol.UserDataReader`, then ``assign`` (checked).
+
+The captured user data is the elected strategy's. Replaying that same strategy, it is read as
+the leader read it (a member's own options, e.g. ``redundant``'s ``replicas``, included); a
+member whose bytes do not read counts as having sent none, as in the runner, and is listed.
+Replaying another strategy, what the members would have sent *it* was never captured: every
+member counts as having sent none for it, and one warning says so (and, for a strategy whose
+members advertise options in user data, that those are unknown: :mod:`assignframe.preferences`).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 from ..errors import AssignframeError
 from ..model import GroupSubscription, Member
 from ..plugins import PluginManager, get_plugin_manager
+from ..preferences import member_preferences
 from ..protocol import UserDataReader
 from ..strategy import Strategy
 from .snapshots import group_snapshot
@@ -29,11 +35,20 @@ def _leader_view(
     typed = snapshot.typed or group_snapshot(snapshot)
     read = UserDataReader(manager, strategy, f"group {snapshot.group_id!r}")
     members: dict[str, Member] = {}
-    unreadable: list[str] = []
+    warnings: list[str] = []
+    foreign = typed.protocol is not None and typed.protocol != strategy.name
+    if foreign:
+        if any(member.user_data for member in typed.members.values()):
+            warnings.append(
+                f"the members' user data is {typed.protocol}'s: what they would send "
+                f"{strategy.name!r} is not in the capture; replayed as members that sent none"
+            )
+        warnings += member_preferences(manager, strategy, typed.members, typed.protocol).notes
     for member_id, member in typed.members.items():
-        kept, decoded = read(member_id, member.user_data, member.subscription_version)
-        if kept is None and member.user_data is not None:
-            unreadable.append(
+        user_data = None if foreign else member.user_data
+        kept, decoded = read(member_id, user_data, member.subscription_version)
+        if kept is None and user_data is not None:
+            warnings.append(
                 f"member {member_id!r}: user data {strategy.name!r} cannot read; replayed as "
                 "a member that sent none"
             )
@@ -41,7 +56,7 @@ def _leader_view(
             member, user_data=kept, decoded_user_data=decoded
         )
     group = typed.subscription()
-    return dataclasses.replace(group, members=members, generation=snapshot.generation), unreadable
+    return dataclasses.replace(group, members=members, generation=snapshot.generation), warnings
 
 
 def replay_snapshot(

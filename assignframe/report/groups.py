@@ -5,7 +5,7 @@ A group detail is the JSON the audit writes for its worst groups (docs/audit.md)
     {"group_id", "generation", "protocol", "problems": [str], "members": [str],
      "partitions": [[topic, partition], ...],
      "current": {"assignment": {member: [[topic, partition], ...]}, "metrics": {...}},
-     "strategies": [{"strategy", "assignment", "metrics", "error"}],
+     "strategies": [{"strategy", "assignment", "metrics", "error", "note"}],
      "recommendation": {"strategy", "reason"}}
 """
 
@@ -31,6 +31,7 @@ def group_card(page: ReportPage, group: Mapping[str, Any]) -> str:
         f"{_problems(group.get('problems') or [])}"
         f"{_recommendation(group.get('recommendation'))}"
         f"{_metrics_table(group, recommended)}"
+        f"{_replay_notes(group.get('strategies') or [])}"
         f"{page.visual(_heatmap(group, recommended))}"
         f"{_charts(page, group)}{migration_card(page, group)}</div>"
     )
@@ -51,6 +52,15 @@ def _problems(problems: Sequence[str]) -> str:
         return '<p class="ok">Current assignment is valid.</p>'
     items = "".join(f"<li>{escape(p)}</li>" for p in problems)
     return f'<ul class="problems">{items}</ul>'
+
+
+def _replay_notes(results: Sequence[Mapping[str, Any]]) -> str:
+    """What a replay could not know (e.g. the members' own options), one line per strategy."""
+    notes = [r["note"] for r in results if r.get("note")]
+    if not notes:
+        return ""
+    items = "".join(f"<li>{escape(note)}</li>" for note in notes)
+    return f'<ul class="replay-notes">{items}</ul>'
 
 
 def _recommendation(recommendation: Mapping[str, Any] | None) -> str:

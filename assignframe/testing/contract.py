@@ -16,7 +16,8 @@ Rules checked: every subscribed partition goes to exactly one member (or exactly
 ``min(owners_per_partition, subscribers)`` distinct members for strategies that declare
 redundancy), only to subscribers; every member appears in the output; the same input gives the
 same output, whatever the order members were inserted in; user data and assignments survive the
-wire; empty groups, members with no subscription, unknown topics and more members than
+wire; options a strategy advertises in user data read back from it; empty groups, members with
+no subscription, unknown topics and more members than
 partitions work; a COOPERATIVE strategy never moves a partition its owner has not released.
 
 Under the COOPERATIVE protocol a partition taken from one member stays unassigned (*withheld*)
@@ -47,7 +48,14 @@ from hypothesis import strategies as st
 from .. import wire
 from ..errors import InvalidAssignmentError
 from ..metrics import validate_assignment
-from ..model import Cluster, GroupAssignment, GroupSubscription, Member, RebalanceProtocol
+from ..model import (
+    Cluster,
+    GroupAssignment,
+    GroupSubscription,
+    Member,
+    MemberState,
+    RebalanceProtocol,
+)
 from ..plugins import PluginManager, get_plugin_manager, isolated_plugin_manager
 from ..runner import GroupRunner, Rebalance, RoundResult
 from ..strategy import Strategy
@@ -230,6 +238,38 @@ class StrategyContract:
             except InvalidAssignmentError as exc:
                 pytest.fail(str(exc))
             assert rebalance.settled, "follow-up rounds never stopped revoking partitions"
+
+    def test_advertised_options_read_back_from_user_data(self) -> None:
+        """Each option the strategy declares in ``user_data_options`` comes back from the user
+        data a member configured with it sends (what a replay of a captured group relies on);
+        ``member_options`` names no other option."""
+        manager, base = self.plugin_manager(), self.make_strategy()
+        declared = base.option_defaults or {}
+        assert set(base.user_data_options) <= set(declared), (
+            f"user_data_options {base.user_data_options} must be declared in option_defaults"
+        )
+        cases: list[tuple[Strategy, dict[str, Any]]] = [(base, {})]
+        for name in base.user_data_options:
+            value = self.strategy_options.get(name, declared[name])
+            values = [value] + ([value + 1] if type(value) is int else [])
+            cases += [
+                (
+                    manager.strategy(self.strategy_name, **{**self.strategy_options, name: v}),
+                    {name: v},
+                )
+                for v in values
+            ]
+        for strategy, advertised in cases:
+            user_data = strategy.subscription_user_data(("t0",), MemberState())
+            decoded = manager.decode_user_data(strategy, "m", user_data, 3)
+            read_back = dict(strategy.member_options(decoded))
+            assert set(read_back) <= set(base.user_data_options), (
+                f"member_options named {sorted(read_back)}, not in user_data_options"
+            )
+            for name, value in advertised.items():
+                assert read_back.get(name) == value, (
+                    f"built with {name}={value!r}, its user data reads back as {read_back}"
+                )
 
     # -- edge groups -----------------------------------------------------------------------
 

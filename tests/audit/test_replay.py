@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from assignframe.audit import audit_group, read_snapshot
-from assignframe.audit.replay import replay_strategy
+from assignframe.audit.replay import AuditContext, replay_strategy
 
 
 def test_range_replay_of_a_range_group_moves_nothing(context, make_snapshot):
@@ -65,3 +65,42 @@ def test_default_strategy_set_and_all(context):
     )
     assert AuditContext.create(("all",)).strategies == installed
     assert AuditContext.create(("sticky", "range")).strategies == ("sticky", "range")
+
+
+def _captured_redundant_group(protocol="redundant"):
+    """A redundant group whose three members each run with replicas=2, as captured: their
+    JoinGroup and SyncGroup bytes (played by the runner), read back as a snapshot."""
+    from assignframe import Cluster, Consumer, GroupRunner
+    from assignframe.snapshot import WireMember, snapshot_from_wire, snapshot_to_dict
+
+    runner = GroupRunner("redundant", cluster=Cluster({"docs": 6}))
+    final = runner.rebalance(
+        [Consumer(f"indexer-{i}", ("docs",), options={"replicas": 2}) for i in range(3)]
+    ).final
+    members = [
+        WireMember(m, None, final.subscriptions[m], final.assignment_bytes[m])
+        for m in final.group.members
+    ]
+    snapshot = snapshot_from_wire("search", final.generation, protocol, members, {"docs": 6})
+    return snapshot_to_dict(snapshot)
+
+
+def test_a_replay_runs_each_member_with_the_options_its_user_data_advertised(context):
+    snapshot = read_snapshot(_captured_redundant_group())
+    outcome = replay_strategy(snapshot, "redundant", context)
+    assert outcome.error is None and outcome.note is None
+    assert outcome.owners_per_partition == 2
+    assert outcome.metrics["partitions_moved"] == 0 and outcome.metrics["valid"]
+    assert outcome.assignment == snapshot.current
+
+
+def test_options_in_another_strategys_user_data_are_unknown_and_the_row_says_so(context):
+    row = _captured_redundant_group(protocol="range")  # the bytes are not redundant's
+    outcome = replay_strategy(read_snapshot(row), "redundant", context)
+    assert outcome.owners_per_partition == 1
+    assert outcome.note == (
+        "redundant: the members' own replicas are unknown (their user data is range's); "
+        "replayed with replicas=1"
+    )
+    rows, _ = audit_group(0, row, AuditContext.create(("range", "redundant")))
+    assert {r["strategy"]: r["note"] for r in rows} == {"range": None, "redundant": outcome.note}

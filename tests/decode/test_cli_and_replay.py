@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+from rich.console import Console
+
 from assignframe import GroupAssignment, Strategy, hookimpl
 from assignframe.cli import main
 from assignframe.decode import SNAPSHOT_SCHEMA, decode_capture, snapshot_dicts
+from assignframe.decode.console import render_timelines
 from assignframe.plugins import isolated_plugin_manager
 
 from .conftest import CAPTURES
@@ -90,10 +93,19 @@ class EverythingToTheSmallestId(Strategy):
         )
 
 
+class WantsCopies(EverythingToTheSmallestId):
+    """Advertises an option in its user data, as ``redundant`` does with ``replicas``."""
+
+    name = "wants-copies"
+    option_defaults = {"copies": 1}
+    user_data_options = ("copies",)
+
+
 class _Plugin:
     @hookimpl
     def register_strategies(self, registry):
         registry.add(EverythingToTheSmallestId)
+        registry.add(WantsCopies)
 
 
 def test_replay_runs_another_strategy_on_the_captured_subscriptions():
@@ -111,3 +123,34 @@ def test_replay_runs_another_strategy_on_the_captured_subscriptions():
         CAPTURES / "kafka_group_range.pcap", replay="no-such-strategy", manager=manager
     )
     assert "UnknownStrategyError" in snapshot_dicts(missing.timelines).__next__()["replay"]["error"]
+
+
+def test_replay_of_another_strategy_never_reads_the_captured_user_data_as_its_own():
+    manager = isolated_plugin_manager([_Plugin()])
+    result = decode_capture(
+        CAPTURES / "kafka_group_sticky.pcap", replay="wants-copies", manager=manager
+    )
+    snapshots = [s for s in snapshot_dicts(result.timelines) if s["complete"]]
+    foreign = (
+        "the members' user data is sticky's: what they would send 'wants-copies' is not in "
+        "the capture; replayed as members that sent none"
+    )
+    unknown = (
+        "wants-copies: the members' own copies are unknown (their user data is sticky's); "
+        "replayed with copies=1"
+    )
+    sent = [any(m["subscription"]["user_data"] for m in s["members"]) for s in snapshots]
+    assert True in sent and False in sent  # the capture has both kinds of generation
+    for snapshot, some_sent in zip(snapshots, sent, strict=True):
+        expected = [foreign, unknown] if some_sent else [unknown]
+        assert snapshot["replay"]["warnings"] == expected
+
+
+def test_the_text_view_shows_the_replays_warnings(capsys):
+    manager = isolated_plugin_manager([_Plugin()])
+    result = decode_capture(
+        CAPTURES / "kafka_group_sticky.pcap", replay="wants-copies", manager=manager
+    )
+    console = Console(width=200, force_terminal=False)
+    render_timelines(result.timelines, console)
+    assert "  warning: wants-copies: the members' own copies are unknown" in capsys.readouterr().out

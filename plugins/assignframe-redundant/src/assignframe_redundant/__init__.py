@@ -34,6 +34,7 @@ class RedundantStrategy(Strategy):
 
     name = "redundant"
     option_defaults = {"replicas": 1}
+    user_data_options = ("replicas",)
 
     def assign(self, group: GroupSubscription) -> GroupAssignment:
         return GroupAssignment.from_partitions(
@@ -64,6 +65,10 @@ class RedundantStrategy(Strategy):
 
     def decode_user_data(self, user_data: bytes | None, subscription_version: int) -> Any:
         return decode_replicas(user_data)
+
+    def member_options(self, decoded: Any) -> Mapping[str, Any]:
+        # A member that sent null configured no replicas: it states no preference.
+        return {} if decoded is None else {"replicas": decoded}
 
     def _configured_replicas(self, group_options: Any) -> int:
         # The operator's group options win over the options this instance was built with.
