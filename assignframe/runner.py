@@ -239,23 +239,31 @@ class GroupRunner:
         return dict(self._states)
 
     def adopt(
-        self, assignment: GroupAssignment, generation: int, *, strategy: str | None = None
+        self,
+        assignment: GroupAssignment,
+        generation: int,
+        *,
+        strategy: str | None = None,
+        options: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         """Start from a group that already has ``assignment`` in ``generation``.
 
         Each member of ``assignment`` becomes a consumer that received its partitions (in the
         order SyncGroup bytes deliver them: grouped by topic) from a leader running ``strategy``
-        (default: the runner's first strategy), through the ``on_assignment`` hook, so it holds
-        whatever state that strategy keeps. Members not in ``assignment`` are forgotten. The
-        next round compares itself with ``assignment`` (kept/moved) and creates a later
-        generation. What one round would reach, without playing it.
+        (default: the runner's first strategy), through the ``on_assignment`` hook of its own
+        instance (``options``: member id -> that consumer's own options, as
+        :attr:`Consumer.options`), so it holds whatever state that strategy keeps. Members not
+        in ``assignment`` are forgotten. The next round compares itself with ``assignment``
+        (kept/moved) and creates a later generation. What one round would reach, without
+        playing it.
         """
         self._next_generation(generation)
-        chosen = self._strategy(strategy or self.default_strategies[0])
+        name = strategy or self.default_strategies[0]
+        own = options or {}
         fresh = MemberState()
         self._states = {
             member_id: self._pm.on_assignment(
-                chosen,
+                self._strategy(name, own.get(member_id)),
                 MemberAssignment(wire.wire_order(received.partitions), received.user_data),
                 generation,
                 fresh,
@@ -514,4 +522,3 @@ def _unique(consumers: Iterable[Consumer]) -> tuple[Consumer, ...]:
             raise ValueError(f"member id {consumer.member_id!r} joins twice")
         seen.add(consumer.member_id)
     return joining
-

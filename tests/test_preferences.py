@@ -137,3 +137,27 @@ def test_a_strategy_without_options_in_user_data_reads_nothing():
     pm = _pm()
     found = member_preferences(pm, Plain(), _members(a=b"\x02"), group_protocol="plain")
     assert found.options == {} and found.notes == ()
+
+
+class Remembers(Copies):
+    """Keeps, as its state, the copies option of the instance that received the assignment."""
+
+    name = "remembers"
+
+    def on_assignment(self, assignment, generation, state):
+        return MemberState(assignment.partitions, generation, self.options.get("copies"))
+
+
+class _RemembersPlugin:
+    @hookimpl
+    def register_strategies(self, registry):
+        registry.add(Remembers)
+
+
+def test_an_adopted_member_keeps_the_state_its_own_instance_keeps():
+    runner = GroupRunner(
+        "remembers", cluster=CLUSTER, pm=isolated_plugin_manager([_RemembersPlugin()])
+    )
+    current = GroupAssignment.from_partitions({"a": [], "b": []})
+    runner.adopt(current, 4, options={"a": {"copies": 2}})
+    assert {m: s.strategy_state for m, s in runner.states.items()} == {"a": 2, "b": None}

@@ -157,7 +157,7 @@ def _replay(snapshot: GroupSnapshot, strategy: str, context: AuditContext) -> St
         )
         for m in snapshot.members.values()
     ]
-    runner.adopt(snapshot.current, max(snapshot.generation, 1))
+    runner.adopt(snapshot.current, max(snapshot.generation, 1), options=preferences.options)
     result = runner.rebalance(consumers, lags=snapshot.lags)
     final = result.final
     metrics = metrics_record(
