@@ -30,6 +30,7 @@ from ..errors import (
     UnknownStrategyError,
     UserDataError,
 )
+from ._common import EXIT_STATUS
 
 __all__ = ["COMMANDS", "EXIT_OK", "EXIT_SKIPPED", "EXIT_UNUSABLE", "build_parser", "main"]
 
@@ -61,7 +62,11 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="assignframe", description="Kafka consumer-group partition assignment toolkit."
+        prog="assignframe",
+        description="Kafka consumer-group partition assignment toolkit.",
+        epilog=f"'assignframe COMMAND --help' tells more of each.\n\n{EXIT_STATUS}\n\n"
+        "reference: docs/cli.md",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:

@@ -17,6 +17,8 @@ from ..plugins import PluginManager
 
 __all__ = [
     "CommandLineError",
+    "EXIT_STATUS",
+    "add_command",
     "add_strategy_arguments",
     "checked_options",
     "checked_strategies",
@@ -32,6 +34,38 @@ __all__ = [
 
 class CommandLineError(InputError):
     """An argument the parser accepted but the command cannot use (exit 2)."""
+
+
+#: What every command's exit code means (docs/cli.md, "Errors and exit status").
+EXIT_STATUS = (
+    "exit status: 0 all done; 1 done, but something was skipped (said on stderr); 2 unusable\n"
+    "input or usage, with one line 'assignframe: error: WHAT (WHERE)'"
+)
+
+
+def add_command(
+    subparsers: argparse._SubParsersAction,
+    name: str,
+    *,
+    summary: str,
+    description: str,
+    examples: Sequence[str] = (),
+    docs: str = "docs/cli.md",
+) -> argparse.ArgumentParser:
+    """A command's parser whose ``--help`` a person reads: what it does (``description``, as
+    written), examples, the exit status and where the full reference is.
+
+    :param summary: the one line ``assignframe --help`` lists
+    """
+    epilog = [("examples:\n" + "\n".join(f"  {e}" for e in examples))] if examples else []
+    epilog += [EXIT_STATUS, f"reference: {docs}"]
+    return subparsers.add_parser(  # type: ignore[no-any-return]
+        name,
+        help=summary,
+        description=description,
+        epilog="\n\n".join(epilog),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
 
 def positive_int(text: str) -> int:

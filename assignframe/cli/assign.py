@@ -11,6 +11,7 @@ from ..metrics import round_metrics
 from ..plugins import get_plugin_manager
 from ._common import (
     CommandLineError,
+    add_command,
     add_strategy_arguments,
     checked_options,
     compact_partitions,
@@ -21,8 +22,18 @@ from ._common import (
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "assign", help="assign a group's partitions (group file schema: docs/cli.md)"
+    parser = add_command(
+        subparsers,
+        "assign",
+        summary="assign a group's partitions (group file schema: docs/cli.md)",
+        description=(
+            "Run one strategy on one group (members, their topics, partition counts; JSON or\n"
+            "YAML) and print the assignment and its metrics."
+        ),
+        examples=(
+            "assignframe assign group.yaml --strategy sticky",
+            "assignframe assign group.json --strategy redundant --option replicas=2 --json",
+        ),
     )
     parser.add_argument("group_file", metavar="GROUP_FILE", help="JSON or YAML group description")
     add_strategy_arguments(parser)

@@ -14,14 +14,26 @@ from ..audit import ENGINES, AuditOptions, run_audit
 from ..audit.console import print_summary
 from ..errors import InputError
 from ..plugins import get_plugin_manager
-from ._common import checked_strategies, console, positive_int, print_json
+from ._common import add_command, checked_strategies, console, positive_int, print_json
 
 __all__ = ["register"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "audit", help="audit group snapshots (JSON lines or Parquet)", description=__doc__
+    parser = add_command(
+        subparsers,
+        "audit",
+        summary="audit group snapshots (JSON lines or Parquet)",
+        description=(
+            "Check a fleet's assignments from group snapshots (decode --json output, or\n"
+            "Parquet), replay strategies on every group and recommend one per group. One\n"
+            "group id is audited once, at its latest generation (--all-generations: every row)."
+        ),
+        examples=(
+            "assignframe audit snapshots.jsonl --out audit-out --html audit.html",
+            "assignframe audit fleet.parquet --engine spark --strategies all",
+        ),
+        docs="docs/audit.md",
     )
     parser.add_argument(
         "input",

@@ -16,7 +16,7 @@ from ..decode.commands import capture_command, offsets_command, payload_command
 from ..decode.kafka import DEFAULT_MAX_FRAME_BYTES
 from ..decode.payload import BODY_KINDS, DETECTION_ORDER
 from ..plugins import get_plugin_manager
-from ._common import checked_strategies, console, positive_int
+from ._common import add_command, checked_strategies, console, positive_int
 
 __all__ = ["register"]
 
@@ -24,10 +24,21 @@ KINDS = (*DETECTION_ORDER, *BODY_KINDS)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "decode",
-        help="decode captures, payloads and __consumer_offsets records",
-        description=__doc__,
+        summary="decode captures, payloads and __consumer_offsets records",
+        description=(
+            "Read consumer-group traffic: rebalance timelines from packet captures, single\n"
+            "payloads (hex or base64), and __consumer_offsets records (or the live topic)."
+        ),
+        examples=(
+            "assignframe decode capture traffic.pcap",
+            "assignframe decode capture traffic.pcap --json > snapshots.jsonl",
+            "assignframe decode payload 000300000001000174ffffffff00000000ffffffffffff",
+            "assignframe decode offsets --bootstrap-server 127.0.0.1:9092",
+        ),
+        docs="docs/decode.md",
     )
     actions = parser.add_subparsers(dest="decode_action", metavar="WHAT", required=True)
     _capture_parser(actions)
@@ -40,7 +51,21 @@ def _consoles(width: int | None = None) -> tuple[Console, Console]:
 
 
 def _capture_parser(actions: argparse._SubParsersAction) -> None:
-    parser = actions.add_parser("capture", help="rebalance timelines from pcap/pcapng captures")
+    parser = add_command(
+        actions,
+        "capture",
+        summary="rebalance timelines from pcap/pcapng captures",
+        description=(
+            "One timeline per consumer group in the captures: each generation's members,\n"
+            "subscriptions, assignment, what changed and its metrics; --json writes one\n"
+            "snapshot per generation (the audit's input)."
+        ),
+        examples=(
+            "assignframe decode capture traffic.pcap --replay sticky",
+            "assignframe decode capture a.pcap b.pcapng --port 9092 --port 9093 --json",
+        ),
+        docs="docs/decode.md",
+    )
     parser.add_argument("files", nargs="+", metavar="FILE", help="pcap or pcapng capture")
     parser.add_argument(
         "--port",
@@ -82,7 +107,21 @@ def _run_capture(args: argparse.Namespace) -> int:
 
 
 def _payload_parser(actions: argparse._SubParsersAction) -> None:
-    parser = actions.add_parser("payload", help="one payload per argument / line (hex or base64)")
+    parser = add_command(
+        actions,
+        "payload",
+        summary="one payload per argument / line (hex or base64)",
+        description=(
+            "Decode single payloads: subscriptions, assignments, strategies' user data,\n"
+            "__consumer_offsets keys and values, request and response bodies. The kind is\n"
+            "detected (only a kind that reads the whole payload plausibly) unless --kind says."
+        ),
+        examples=(
+            "assignframe decode payload 000300000001000174ffffffff00000000ffffffffffff",
+            "assignframe decode payload --kind ConsumerProtocolAssignment --file payloads.txt",
+        ),
+        docs="docs/decode.md",
+    )
     parser.add_argument(
         "payloads",
         nargs="*",
@@ -114,8 +153,19 @@ def _run_payload(args: argparse.Namespace) -> int:
 
 
 def _offsets_parser(actions: argparse._SubParsersAction) -> None:
-    parser = actions.add_parser(
-        "offsets", help="__consumer_offsets records (group metadata, commits)"
+    parser = add_command(
+        actions,
+        "offsets",
+        summary="__consumer_offsets records (group metadata, commits)",
+        description=(
+            "Decode __consumer_offsets records (group metadata, offset commits, KIP-848\n"
+            "records): one key and value, a file of them, or the live topic from a broker."
+        ),
+        examples=(
+            "assignframe decode offsets --key 0002000762696c6c696e67",
+            "assignframe decode offsets --bootstrap-server 127.0.0.1:9092 --json",
+        ),
+        docs="docs/decode.md",
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument(

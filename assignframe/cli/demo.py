@@ -27,7 +27,7 @@ from ..decode.jsonl import consumer_snapshot_dicts, json_line, snapshot_dicts
 from ..report import write_report
 from ..simulate import load_scenario, shipped_scenarios, simulate
 from ..snapshot import GroupSnapshot
-from ._common import positive_int
+from ._common import add_command, positive_int
 
 __all__ = ["DemoOptions", "register", "run_demo", "shipped_captures"]
 
@@ -46,8 +46,16 @@ class DemoOptions:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "demo", help="every tool on shipped sample data, one report", description=__doc__
+    parser = add_command(
+        subparsers,
+        "demo",
+        summary="every tool on shipped sample data, one report",
+        description=(
+            "Run every tool on the sample data shipped inside the package: decode the\n"
+            "captures, simulate the scenarios with every strategy, audit a generated fleet,\n"
+            "and write one report (its path is printed at the end)."
+        ),
+        examples=("assignframe demo", "assignframe demo --out demo-out --groups 5000"),
     )
     parser.add_argument(
         "--out",

@@ -7,11 +7,20 @@ import argparse
 from rich.table import Table
 
 from ..plugins import StrategyInfo, get_plugin_manager
-from ._common import console, print_json
+from ._common import add_command, console, print_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("plugins", help="list installed strategies")
+    parser = add_command(
+        subparsers,
+        "plugins",
+        summary="list installed strategies",
+        description=(
+            "List the installed strategies (name, distribution, version, rebalance protocols)\n"
+            "and the installed KIP-848 server assignors."
+        ),
+        examples=("assignframe plugins", "assignframe plugins --json"),
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable JSON output")
     parser.set_defaults(handler=run)
 

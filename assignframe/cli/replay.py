@@ -22,6 +22,7 @@ from ..scenario import read_scenarios
 from ..server_replay import open_scenarios
 from ._common import (
     CommandLineError,
+    add_command,
     add_strategy_arguments,
     checked_options,
     checked_strategies,
@@ -34,7 +35,19 @@ from ._server_replay import run_server
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("replay", help="replay recorded rebalance scenarios")
+    parser = add_command(
+        subparsers,
+        "replay",
+        summary="replay recorded rebalance scenarios",
+        description=(
+            "Play recorded rebalance scenarios (golden assign.jsonl layout, or KIP-848 server\n"
+            "scenarios) through a strategy and compare each round with the recording."
+        ),
+        examples=(
+            "assignframe replay history.jsonl",
+            "assignframe replay history.jsonl --strategy cooperative-sticky --json",
+        ),
+    )
     parser.add_argument(
         "file", metavar="FILE", help="scenario file (JSON lines, JSON or YAML); - = stdin"
     )

@@ -13,13 +13,24 @@ from typing import Any
 from ..audit import snapshot_view
 from ..errors import InputError, ScenarioError
 from ..report import write_report
-from ._common import read_json, read_text
+from ._common import add_command, read_json, read_text
 
 __all__ = ["register"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("report", help="write the HTML report", description=__doc__)
+    parser = add_command(
+        subparsers,
+        "report",
+        summary="write the HTML report",
+        description=(
+            "Write one self-contained HTML page from audit, simulation and decode output."
+        ),
+        examples=(
+            "assignframe report --audit audit-out --simulation sim.json "
+            "--snapshots snapshots.jsonl --out report.html",
+        ),
+    )
     parser.add_argument(
         "--audit",
         type=Path,

@@ -20,14 +20,25 @@ from ..simulate import (
     simulate,
 )
 from ..simulate.console import print_simulation
-from ._common import CommandLineError, checked_strategies, console, print_json
+from ._common import CommandLineError, add_command, checked_strategies, console, print_json
 
 __all__ = ["register"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "simulate", help="play scenario timelines through strategies", description=__doc__
+    parser = add_command(
+        subparsers,
+        "simulate",
+        summary="play scenario timelines through strategies",
+        description=(
+            "Play scenario timelines (members joining, leaving, crashing; topics growing; lag)\n"
+            "through every installed strategy, or --strategies, and compare them step by step."
+        ),
+        examples=(
+            "assignframe simulate --shipped --html sim.html",
+            "assignframe simulate scenario.yaml --strategies sticky,cooperative-sticky --json",
+        ),
+        docs="docs/simulate.md",
     )
     parser.add_argument(
         "scenarios",
