@@ -16,7 +16,7 @@ Among candidates, lowest first, compared in this order:
 8. the strategy name (so the choice is deterministic).
 
 The reason names the recommended strategy's numbers next to the current ones, and the first
-criterion on which it beat the runner-up.
+criterion on which it beat the runner-up, or every strategy it ties with on all of them.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def recommend(
     best = candidates[0]
     reason = _describe(best, current)
     if len(candidates) > 1:
-        reason += "; " + _beats(best, candidates[1], protocol)
+        reason += "; " + _beats(best, candidates[1:], protocol)
     return Recommendation(best.strategy, reason)
 
 
@@ -75,8 +75,7 @@ def _value(outcome: StrategyOutcome, key: str) -> int:
 
 
 def _key(outcome: StrategyOutcome, protocol: str | None) -> tuple[Any, ...]:
-    metrics = tuple(_value(outcome, key) for key, _ in CRITERIA)
-    return metrics + (outcome.strategy != protocol, outcome.strategy)
+    return _metrics(outcome) + (outcome.strategy != protocol, outcome.strategy)
 
 
 def _describe(best: StrategyOutcome, current: dict[str, Any]) -> str:
@@ -91,11 +90,20 @@ def _describe(best: StrategyOutcome, current: dict[str, Any]) -> str:
     return text
 
 
-def _beats(best: StrategyOutcome, runner_up: StrategyOutcome, protocol: str | None) -> str:
+def _beats(best: StrategyOutcome, others: Sequence[StrategyOutcome], protocol: str | None) -> str:
+    """How ``best`` won: the first criterion it beat the runner-up on, or every strategy it ties
+    with on all of them and what broke the tie."""
+    runner_up = others[0]
     for key, label in CRITERIA:
         ours, theirs = _value(best, key), _value(runner_up, key)
         if ours != theirs:
             return f"beats {runner_up.strategy} on {label} ({ours} vs {theirs})"
+    tied = [o.strategy for o in others if _metrics(o) == _metrics(best)]
+    names = tied[0] if len(tied) == 1 else f"{', '.join(tied[:-1])} and {tied[-1]}"
     if best.strategy == protocol:
-        return f"ties with {runner_up.strategy}; keeps the group's current strategy"
-    return f"ties with {runner_up.strategy}; chosen by name"
+        return f"ties with {names}; keeps the group's current strategy"
+    return f"ties with {names}; chosen by name"
+
+
+def _metrics(outcome: StrategyOutcome) -> tuple[int, ...]:
+    return tuple(_value(outcome, key) for key, _ in CRITERIA)

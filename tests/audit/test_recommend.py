@@ -52,3 +52,10 @@ def test_full_tie_keeps_the_current_strategy():
 
 def test_no_candidate():
     assert recommend([_outcome("x", valid=False)], CURRENT, None).strategy is None
+
+
+def test_a_full_tie_names_every_strategy_tied_not_only_the_runner_up():
+    outcomes = [_outcome("sticky"), _outcome("fair"), _outcome("range", moved=2), _outcome("rr")]
+    choice = recommend(outcomes, CURRENT, None)
+    assert choice.strategy == "fair"
+    assert choice.reason.endswith("; ties with rr and sticky; chosen by name")
