@@ -29,7 +29,7 @@ import functools
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..metrics import metrics_record
@@ -39,6 +39,7 @@ from ..preferences import member_preferences
 from ..runner import Consumer, GroupRunner
 from ..server_assignor import SERVER_PREFIX
 from ..snapshot import GroupSnapshot
+from ..strategy import Strategy
 from .migration import server_replay
 
 __all__ = [
@@ -63,6 +64,15 @@ class AuditContext:
 
     pm: PluginManager
     strategies: tuple[str, ...]
+    _instances: dict[str, Strategy] = field(default_factory=dict, repr=False, compare=False)
+
+    def instance(self, name: str) -> Strategy:
+        """One instance of ``name`` with default options for the process's life (strategies
+        are pure, so one serves every group)."""
+        instance = self._instances.get(name)
+        if instance is None:
+            instance = self._instances[name] = self.pm.strategy(name)
+        return instance
 
     @functools.cached_property
     def strategy_loggers(self) -> tuple[str, ...]:
@@ -144,7 +154,7 @@ def _replay(snapshot: GroupSnapshot, strategy: str, context: AuditContext) -> St
         return StrategyOutcome(strategy, metrics, target)
     runner = GroupRunner(strategy, cluster=snapshot.cluster, pm=context.pm, wire=False)
     preferences = member_preferences(
-        context.pm, context.pm.strategy(strategy), snapshot.members, snapshot.protocol
+        context.pm, context.instance(strategy), snapshot.members, snapshot.protocol
     )
     consumers = [
         Consumer(
