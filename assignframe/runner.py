@@ -220,7 +220,8 @@ class GroupRunner:
         self.wire = wire
         self.name = name or (f"group {group_id!r}" if group_id else None)
         self._pm = pm or get_plugin_manager()
-        self._instances: dict[tuple[str, str], Strategy] = {}
+        self._instances: dict[str, Strategy] = {}
+        self._own_instances: dict[tuple[str, str], Strategy] = {}
         self._readers: dict[str, UserDataReader] = {}
         self._protocols: dict[tuple[str, ...], RebalanceProtocol] = {}
         self._states: dict[str, MemberState] = {}
@@ -361,11 +362,15 @@ class GroupRunner:
     def _strategy(self, name: str, own: Mapping[str, Any] | None = None) -> Strategy:
         """The instance for ``name`` with the runner's options, overridden by ``own`` (one
         consumer's options); built once per distinct set of options."""
-        options = {**self.options, **own} if own else self.options
-        key = (name, repr(sorted(options.items())))  # values may be unhashable (lists)
-        instance = self._instances.get(key)
+        if not own:  # the common case, on every join: no key to build
+            instance = self._instances.get(name)
+            if instance is None:
+                instance = self._instances[name] = self._pm.strategy(name, **self.options)
+            return instance
+        key = (name, repr(sorted(own.items())))  # values may be unhashable (lists)
+        instance = self._own_instances.get(key)
         if instance is None:
-            instance = self._instances[key] = self._pm.strategy(name, **options)
+            instance = self._own_instances[key] = self._pm.strategy(name, **{**self.options, **own})
         return instance
 
     def _join_all(self, joining: Sequence[Consumer], protocol_name: str) -> list[_Join]:
