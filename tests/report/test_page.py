@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -85,3 +86,13 @@ def test_sections_in_order():
 
 def test_empty_report_says_so():
     assert "Nothing to report" in render_report()
+
+
+def test_what_a_replay_could_not_know_is_shown_under_the_groups_table():
+    note = "redundant: the members' own replicas are unknown (their user data is range's) <b>"
+    group = {**GROUP, "strategies": [*GROUP["strategies"], {**GROUP["strategies"][0]}]}
+    group["strategies"][1] = {**group["strategies"][1], "strategy": "redundant", "note": note}
+    page = render_report({**SUMMARY, "worst_groups": [group]})
+    notes = page.split('<ul class="replay-notes">')[1].split("</ul>")[0]
+    assert notes == f"<li>{html.escape(note)}</li>"
+    assert '<ul class="replay-notes">' not in render_report(SUMMARY)  # none: no list
