@@ -28,6 +28,12 @@ def print_summary(summary: Mapping[str, Any], console: Console, out_dir: str) ->
     for example in summary.get("malformed_examples", [])[:5]:
         console.print(f"  [yellow]line {example['line']}:[/yellow] {example['error']}")
     console.print(_strategy_table(summary))
+    for name, figures in summary["strategies"].items():
+        if figures.get("with_note"):
+            console.print(
+                f"  [yellow]{name}:[/yellow] {figures['with_note']:,} group(s) replayed with "
+                "something unknown (the rows' note says what)"
+            )
     console.print(f"rows, summary and malformed rows in {out_dir}")
 
 

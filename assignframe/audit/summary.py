@@ -20,6 +20,7 @@ __all__ = ["Aggregates", "STRATEGY_SUMS", "WorstGroups", "summary_document"]
 STRATEGY_SUMS: tuple[tuple[str, str, str], ...] = (
     ("groups", "strategy", "count"),
     ("errors", "error", "not_null"),
+    ("with_note", "note", "not_null"),
     ("invalid", "valid", "is_false"),
     ("recommended", "recommended", "is_true"),
     ("balance_score_sum", "balance_score", "sum"),
@@ -126,6 +127,7 @@ def summary_document(
                 for k in (
                     "groups",
                     "errors",
+                    "with_note",
                     "invalid",
                     "recommended",
                     "groups_with_idle",

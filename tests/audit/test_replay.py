@@ -104,3 +104,23 @@ def test_options_in_another_strategys_user_data_are_unknown_and_the_row_says_so(
     )
     rows, _ = audit_group(0, row, AuditContext.create(("range", "redundant")))
     assert {r["strategy"]: r["note"] for r in rows} == {"range": None, "redundant": outcome.note}
+
+
+def test_the_summary_counts_replays_with_a_note_and_the_cli_says_so(tmp_path, capsys):
+    import json
+
+    from assignframe.cli import main
+
+    source = tmp_path / "decoded.jsonl"
+    rows = [_captured_redundant_group(), _captured_redundant_group(protocol="range")]
+    rows[1]["group_id"] = "search-2"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = tmp_path / "out"
+    argv = ["audit", str(source), "--out", str(out), "--strategies", "range,redundant"]
+    assert main([*argv, "--processes", "1", "--no-parquet"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert {n: s["with_note"] for n, s in summary["strategies"].items()} == {
+        "range": 0,
+        "redundant": 1,
+    }
+    assert "redundant: 1 group(s) replayed with something unknown" in capsys.readouterr().out
