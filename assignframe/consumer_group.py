@@ -6,8 +6,9 @@ One truth for what the simulator and the audit predict about a consumer-protocol
   the broker's first configured (``group.consumer.assignors``, default ``uniform, range``).
 * :func:`target_assignment`: the chosen server assignor (through the plugin manager) run over
   every member, each member's ``current`` being its previous target.
-* :func:`upgrade_refusal`: why an online upgrade of a classic group is refused (KAFKA-18134: a
-  member's Assignment carries user data), or None.
+* :func:`upgrade_refusal`: why an online upgrade of a classic group does not happen (KAFKA-18134: a
+  member's Assignment carries user data; or a partition is in two members' Assignments, which the
+  conversion cannot represent), or None.
 * :func:`reconcile`: how members converge on a new target when they heartbeat at an interval:
   a partition goes to its new owner only after the old owner revoked it and acknowledged that
   at its next heartbeat, so a hand-over takes time; KIP-1263's assignment interval delays the
@@ -63,15 +64,41 @@ def choose_server_assignor(
 
 
 def upgrade_refusal(assignment: GroupAssignment) -> str | None:
-    """Why a classic group with ``assignment`` cannot be converted online (KAFKA-18134: the
-    coordinator refuses when any member's Assignment carries user data), or None."""
+    """Why a classic group with ``assignment`` cannot be converted online, or None.
+
+    Two causes, both in the coordinator's conversion (Kafka's ``ConsumerGroup.fromClassicGroup``):
+    a member's Assignment carries user data, which the consumer protocol cannot carry
+    (KAFKA-18134: refused); or a partition is in the Assignments of two members, and the
+    converted group records one owner epoch per partition, so the conversion throws ("the
+    partition is still owned") and the group stays classic.
+    """
+    reasons = []
     carrying = sorted(m for m, a in assignment.assignments.items() if a.user_data)
-    if not carrying:
-        return None
-    return (
-        f"online upgrade refused: the Assignment of {', '.join(carrying)} carries user data "
-        "(KAFKA-18134); the consumer protocol cannot carry it"
-    )
+    if carrying:
+        reasons.append(
+            f"online upgrade refused: the Assignment of {', '.join(carrying)} carries user data "
+            "(KAFKA-18134); the consumer protocol cannot carry it"
+        )
+    shared = _held_twice(assignment)
+    if shared:
+        (tp, owners), more = shared[0], len(shared) - 1
+        also = f" (and {more} more partition(s) held twice)" if more else ""
+        reasons.append(
+            f"online upgrade fails: {tp.topic}-{tp.partition} is in the Assignment of both "
+            f"{' and '.join(owners)}{also}; the converted group gives each partition one owner, "
+            "so the coordinator's conversion throws ('the partition is still owned') and the "
+            "group stays classic"
+        )
+    return "; ".join(reasons) or None
+
+
+def _held_twice(assignment: GroupAssignment) -> list[tuple[TopicPartition, list[str]]]:
+    """Partitions in more than one member's Assignment, in partition order, with their members."""
+    owners: dict[TopicPartition, list[str]] = {}
+    for member_id in sorted(assignment.assignments):
+        for tp in set(assignment.assignments[member_id].partitions):
+            owners.setdefault(tp, []).append(member_id)
+    return sorted((tp, members) for tp, members in owners.items() if len(members) > 1)
 
 
 def target_assignment(

@@ -23,6 +23,19 @@ def test_the_audit_flags_an_upgrade_blocking_group(make_snapshot, context):
     assert detail["migration"]["upgrade_refused"] is True
 
 
+def test_a_partition_in_two_assignments_makes_the_upgrade_fail(make_snapshot, context):
+    row = make_snapshot()
+    row["members"][1]["assignment"]["hex"] = codec.encode_assignment(
+        [("t", 1), ("t", 2)], version=3
+    ).hex()  # a holds t-0 and t-1, b t-1 and t-2
+    rows, detail = audit_group(0, row, context, detail=True)
+    assert {r["upgrade_refused"] for r in rows} == {True}
+    assert rows[0]["upgrade_refusal"].startswith(
+        "online upgrade fails: t-1 is in the Assignment of both a and b;"
+    )
+    assert detail["migration"]["refusal"] == rows[0]["upgrade_refusal"]
+
+
 def test_a_group_without_assignment_user_data_can_upgrade(make_snapshot, context):
     rows, detail = audit_group(0, make_snapshot(), context, detail=True)
     assert {r["upgrade_refused"] for r in rows} == {False}

@@ -195,3 +195,23 @@ def test_targets_chain_through_the_record_round_trip():
         m: {(topic_id(tp.topic), tp.partition) for tp in a.partitions}
         for m, a in first.assignments.items()
     }
+
+
+def test_a_partition_held_twice_makes_the_conversion_fail_and_says_where():
+    t0, t1, t2 = (TopicPartition("t", p) for p in range(3))
+    assignment = GroupAssignment(
+        {
+            "a": MemberAssignment((t0, t1)),
+            "b": MemberAssignment((t1, t2)),
+            "c": MemberAssignment((t2,)),
+        }
+    )
+    assert upgrade_refusal(assignment) == (
+        "online upgrade fails: t-1 is in the Assignment of both a and b (and 1 more "
+        "partition(s) held twice); the converted group gives each partition one owner, so the "
+        "coordinator's conversion throws ('the partition is still owned') and the group stays "
+        "classic"
+    )
+    both = GroupAssignment({**assignment.assignments, "c": MemberAssignment((t2,), b"\x01")})
+    assert upgrade_refusal(both).startswith("online upgrade refused: the Assignment of c carries")
+    assert "; online upgrade fails: t-1" in upgrade_refusal(both)
