@@ -132,6 +132,8 @@ def consumption_problems(
       member died or was fenced, its last commits may not be in its log (killed between the
       broker's answer and the write), so then the start may lie anywhere between the last logged
       commit and the end of what was consumed: redelivery of uncommitted records, never a gap.
+      The same holds for a partition taken over from a member frozen at that moment (an excused
+      window): a commit the broker accepted before the freeze is logged only once it wakes.
     """
     problems: list[str] = []
     ownership = Ownership(excused=dict(excused or {}))
@@ -145,6 +147,15 @@ def consumption_problems(
         if kind in ("assigned", "revoked", "lost", "killed", "closed"):
             if kind in ("killed", "lost"):
                 unclean.update(ownership.of(member))
+            if kind == "assigned":  # taken over from a member frozen now: see the docstring
+                unclean.update(
+                    tp
+                    for tp in partitions_of(event)
+                    if any(
+                        owner != member and ownership._excused(owner, event["t"])
+                        for owner in ownership.owners[tp]
+                    )
+                )
             ownership.apply(event)
             started = {(m, tp) for m, tp in started if m != member or tp in ownership.of(member)}
         elif kind == "commit":

@@ -1,0 +1,50 @@
+"""The consumption check itself, on event logs written by hand (no broker): it must tell a gap in
+consumption from a commit that a frozen member logged only after it woke."""
+
+from __future__ import annotations
+
+from e2e_timeline import consumption_problems
+
+TP = ("t", 0)
+PRODUCED = {TP: 6}
+FROZEN = {"a": (1.0, 5.0)}
+
+
+def _record(t, member, offset):
+    return {"t": t, "m": member, "ev": "record", "topic": "t", "partition": 0, "offset": offset}
+
+
+def _events(*, a_consumed: int, b_starts: int):
+    """a owns t-0, consumes offsets below ``a_consumed``, commits 2 (logged) then
+    ``a_consumed`` at the broker, and freezes from 1.0 to 5.0: that last commit reaches its log
+    only after it wakes (4.5). b takes t-0 over at 3.0 and consumes from ``b_starts``."""
+    events = [
+        {"t": 0.1, "m": "a", "ev": "assigned", "partitions": [list(TP)]},
+        *(_record(0.2 + i / 100, "a", i) for i in range(a_consumed)),
+        {"t": 0.8, "m": "a", "ev": "commit", "offsets": {"t:0": 2}},
+        {
+            "t": 4.5 if late_commit else 0.9,
+            "m": "a",
+            "ev": "commit",
+            "offsets": {"t:0": a_consumed},
+        },
+        {"t": 3.0, "m": "b", "ev": "assigned", "partitions": [list(TP)]},
+        *(_record(3.1 + i / 100, "b", i) for i in range(b_starts, 6)),
+        {"t": 5.1, "m": "a", "ev": "lost", "partitions": [list(TP)]},
+    ]
+    return sorted(events, key=lambda e: e["t"])
+
+
+def test_a_commit_logged_after_the_freeze_is_not_a_gap():
+    assert consumption_problems(_events(a_consumed=4, b_starts=4), PRODUCED, FROZEN) == []
+
+
+def test_a_start_beyond_what_the_frozen_member_consumed_is_still_a_gap():
+    problems = consumption_problems(_events(a_consumed=3, b_starts=5), PRODUCED, FROZEN)
+    assert "b started ('t', 0) at 5, committed 2" in problems
+    assert "('t', 0): offsets never consumed: [3, 4]" in problems
+
+
+def test_without_the_freeze_a_start_past_the_logged_commit_is_reported():
+    problems = consumption_problems(_events(a_consumed=4, b_starts=4), PRODUCED, {})
+    assert "b started ('t', 0) at 4, committed 2" in problems
