@@ -8,8 +8,9 @@ The captured user data is the elected strategy's. Replaying that same strategy, 
 the leader read it (a member's own options, e.g. ``redundant``'s ``replicas``, included); a
 member whose bytes do not read counts as having sent none, as in the runner, and is listed.
 Replaying another strategy, what the members would have sent *it* was never captured: every
-member counts as having sent none for it, and one warning says so (and, for a strategy whose
-members advertise options in user data, that those are unknown: :mod:`assignframe.preferences`).
+member counts as having sent none for it, with one warning per member that sent user data (and,
+for a strategy whose members advertise options in user data, one saying those are unknown:
+:mod:`assignframe.preferences`).
 """
 
 from __future__ import annotations
@@ -38,11 +39,13 @@ def _leader_view(
     warnings: list[str] = []
     foreign = typed.protocol is not None and typed.protocol != strategy.name
     if foreign:
-        if any(member.user_data for member in typed.members.values()):
-            warnings.append(
-                f"the members' user data is {typed.protocol}'s: what they would send "
-                f"{strategy.name!r} is not in the capture; replayed as members that sent none"
-            )
+        warnings += [
+            f"member {member_id!r}: its user data is {typed.protocol}'s, not "
+            f"{strategy.name}'s (what it would send {strategy.name!r} is not in the capture); "
+            "replayed as a member that sent none"
+            for member_id, member in typed.members.items()
+            if member.user_data
+        ]
         warnings += member_preferences(manager, strategy, typed.members, typed.protocol).notes
     for member_id, member in typed.members.items():
         user_data = None if foreign else member.user_data
