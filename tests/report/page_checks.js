@@ -4,7 +4,8 @@
   all(document, "details").forEach(function (d) { d.open = true; });
   setTimeout(function () {
     var out = {clipped: [], texts: 0, count_ticks: [], legend_missing: [], coloured_visuals: 0,
-               member_labels: [], all_zero: [], drawn_charts: [], chart_widths: [], charts: 0, panels: 0};
+               member_labels: [], all_zero: [], drawn_charts: [], chart_widths: [], charts: 0, panels: 0,
+               zero_bars: 0, zero_labels: 0};
     all(document, "svg").forEach(function (svg) {
       var box = svg.getBoundingClientRect();
       all(svg, "text").forEach(function (text) {
@@ -33,6 +34,10 @@
         }
       });
       out.panels += all(holder, ".small-multiples .panel").length;
+    });
+    all(document, "svg.bars").forEach(function (svg) {
+      out.zero_bars += all(svg, "rect.bar").filter(function (r) { return Number(r.getAttribute("height")) === 0; }).length;
+      out.zero_labels += all(svg, "text.zero-value").filter(function (t) { return t.textContent === "0"; }).length;
     });
     all(document, "text.member-label").forEach(function (t) {
       out.member_labels.push([t.getAttribute("data-member"), t.firstChild.textContent]);

@@ -179,6 +179,12 @@ def test_many_runs_become_small_multiples(checks, report):
     assert checks["panels"] == sum(len(v["series"]) for v in many)
 
 
+def test_a_zero_bar_says_0(checks):
+    """A bar of nothing beside bars of something reads as missing data unless it says 0."""
+    assert checks["zero_bars"] > 0  # the fixture report has strategies that move nothing
+    assert checks["zero_labels"] == checks["zero_bars"]
+
+
 def test_no_label_is_clipped(checks):
     assert checks["texts"] > 300  # labels were measured
     assert checks["clipped"] == []

@@ -251,6 +251,10 @@
                                 height: bh, fill: color(j)});
         bar.appendChild(node("title", {}, cat + " · " + s.name + ": " + fmt(v)));
         svg.appendChild(bar);
+        if (!v) {  // a bar of nothing is a "0", not a gap that looks like missing data
+          svg.appendChild(node("text", {"class": "zero-value", x: start + j * bw + (bw - 1) / 2, y: y0 - 3,
+                                        "text-anchor": "middle", "font-size": 10, fill: color(j)}, "0"));
+        }
       });
     });
     xLabels(svg, spec.labels, function (i) { return x0 + i * slot + slot / 2; }, y0);
