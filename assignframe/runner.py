@@ -426,7 +426,9 @@ class GroupRunner:
         if lags is None:
             topics = tuple(sorted({t for member in members.values() for t in member.topics}))
             lags = self._pm.lag_source(cluster=self.cluster, topics=topics, group_id=self.group_id)
-        return GroupSubscription(members, self.cluster, generation, self.options, lags)
+        # The leader (the first to join) assigns with its own options: ``group.options`` too.
+        options = {**self.options, **joins[0].consumer.options}
+        return GroupSubscription(members, self.cluster, generation, options, lags)
 
     def _reader(self, strategy: Strategy) -> UserDataReader:
         """One reader per strategy for the runner's life: each unreadable member warns once."""

@@ -161,3 +161,11 @@ def test_an_adopted_member_keeps_the_state_its_own_instance_keeps():
     current = GroupAssignment.from_partitions({"a": [], "b": []})
     runner.adopt(current, 4, options={"a": {"copies": 2}})
     assert {m: s.strategy_state for m, s in runner.states.items()} == {"a": 2, "b": None}
+
+
+def test_the_leaders_own_options_are_the_groups_options_in_assign():
+    runner = GroupRunner("copies", cluster=CLUSTER, pm=_pm(), options={"copies": 1, "x": 0})
+    round_ = runner.rebalance(
+        [Consumer("a", ("t",), options={"copies": 3}), Consumer("b", ("t",))]
+    ).final
+    assert round_.group.options == {"copies": 3, "x": 0}  # a leads: the first to join

@@ -38,8 +38,9 @@ class CommandLineError(InputError):
 
 #: What every command's exit code means (docs/cli.md, "Errors and exit status").
 EXIT_STATUS = (
-    "exit status: 0 all done; 1 done, but something was skipped (said on stderr); 2 unusable\n"
-    "input or usage, with one line 'assignframe: error: WHAT (WHERE)'"
+    "exit status: 0 all done; 1 done, but something was skipped (one line each on stderr),\n"
+    "or a plugin misbehaved; 2 unusable input or usage. An error is one line on stderr:\n"
+    "'assignframe: error: WHAT (WHERE)'"
 )
 
 

@@ -7,6 +7,7 @@ manager runs the strategy as a leader would: each member's user data through the
 The captured user data is the elected strategy's. Replaying that same strategy, it is read as
 the leader read it (a member's own options, e.g. ``redundant``'s ``replicas``, included); a
 member whose bytes do not read counts as having sent none, as in the runner, and is listed.
+When the capture does not show the elected strategy, the bytes are read as the replayed one's.
 Replaying another strategy, what the members would have sent *it* was never captured: every
 member counts as having sent none for it, with one warning per member that sent user data (and,
 for a strategy whose members advertise options in user data, one saying those are unknown:

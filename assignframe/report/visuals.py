@@ -103,5 +103,6 @@ def _chart(
     }
 
 
-def _number(value: Any) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+def _number(value: Any) -> float | None:
+    """A plotted value; None (JSON null) when there is none, which the page marks "–", never 0."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

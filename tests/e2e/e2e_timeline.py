@@ -133,7 +133,8 @@ def consumption_problems(
       broker's answer and the write), so then the start may lie anywhere between the last logged
       commit and the end of what was consumed: redelivery of uncommitted records, never a gap.
       The same holds for a partition taken over from a member frozen at that moment (an excused
-      window): a commit the broker accepted before the freeze is logged only once it wakes.
+      window): a commit the broker accepted before the freeze is logged only once it wakes. Only
+      the first start after such a takeover gets this leniency; later hand-overs are exact.
     """
     problems: list[str] = []
     ownership = Ownership(excused=dict(excused or {}))
@@ -173,6 +174,7 @@ def consumption_problems(
                 low, high = committed[tp], (consumed_end[tp] if tp in unclean else committed[tp])
                 if not low <= offset <= max(low, high):
                     problems.append(f"{member} started {tp} at {offset}, committed {committed[tp]}")
+                unclean.discard(tp)  # the leniency covers the first start after the takeover
             consumed_end[tp] = max(consumed_end[tp], offset + 1)
     for tp, count in sorted(produced.items()):
         missing = sorted(set(range(count)) - seen[tp])

@@ -43,3 +43,18 @@ def test_a_start_beyond_what_the_frozen_member_consumed_is_still_a_gap():
 def test_without_the_freeze_a_start_past_the_logged_commit_is_reported():
     problems = consumption_problems(_events(a_consumed=4, b_starts=4), PRODUCED, {})
     assert "b started ('t', 0) at 4, committed 2" in problems
+
+
+def test_only_the_first_start_after_the_takeover_is_lenient():
+    # a wakes and revokes (an eager rejoin) instead of losing the partition: nothing is unclean
+    events = [
+        {**e, "ev": "revoked"} if e["ev"] == "lost" else e
+        for e in _events(a_consumed=4, b_starts=4)
+    ]
+    events += [
+        {"t": 6.0, "m": "b", "ev": "revoked", "partitions": [list(TP)]},
+        {"t": 6.1, "m": "c", "ev": "assigned", "partitions": [list(TP)]},
+        _record(6.2, "c", 5),  # b consumed 4 and 5 but committed nothing: c must start at 4
+    ]
+    problems = consumption_problems(events, PRODUCED, FROZEN)
+    assert problems == ["c started ('t', 0) at 5, committed 4"]

@@ -5,7 +5,7 @@
   setTimeout(function () {
     var out = {clipped: [], texts: 0, count_ticks: [], legend_missing: [], coloured_visuals: 0,
                member_labels: [], all_zero: [], drawn_charts: [], chart_widths: [], charts: 0, panels: 0,
-               zero_bars: 0, zero_labels: 0};
+               zero_bars: 0, zero_labels: 0, no_value_bars: 0, no_value_labels: 0};
     all(document, "svg").forEach(function (svg) {
       var box = svg.getBoundingClientRect();
       all(svg, "text").forEach(function (text) {
@@ -36,8 +36,11 @@
       out.panels += all(holder, ".small-multiples .panel").length;
     });
     all(document, "svg.bars").forEach(function (svg) {
-      out.zero_bars += all(svg, "rect.bar").filter(function (r) { return Number(r.getAttribute("height")) === 0; }).length;
+      var bars = all(svg, "rect.bar");
+      out.zero_bars += bars.filter(function (r) { return r.getAttribute("data-value") === "0"; }).length;
+      out.no_value_bars += bars.filter(function (r) { return r.getAttribute("data-value") === ""; }).length;
       out.zero_labels += all(svg, "text.zero-value").filter(function (t) { return t.textContent === "0"; }).length;
+      out.no_value_labels += all(svg, "text.no-value").filter(function (t) { return t.textContent === "–"; }).length;
     });
     all(document, "text.member-label").forEach(function (t) {
       out.member_labels.push([t.getAttribute("data-member"), t.firstChild.textContent]);

@@ -64,6 +64,17 @@ def report(tmp_path_factory):
             "sample.pcap",
         )
     ]
+    # A strategy that failed on every group: summary.json gives it no means (null), as
+    # summary_document does when no replay succeeded. The page must not draw those as 0.
+    summary["strategy_names"] = [*summary["strategy_names"], "failing"]
+    summary["strategies"]["failing"] = {
+        **{key: 0 for key in summary["strategies"]["range"]},
+        "groups": summary["groups"],
+        "errors": summary["groups"],
+        "mean_balance_score": None,
+        "mean_spread": None,
+        "mean_rounds": None,
+    }
     return write_report(
         tmp / "report.html", audit_summary=summary, simulations=simulations, captures=captures
     )
@@ -179,10 +190,13 @@ def test_many_runs_become_small_multiples(checks, report):
     assert checks["panels"] == sum(len(v["series"]) for v in many)
 
 
-def test_a_zero_bar_says_0(checks):
-    """A bar of nothing beside bars of something reads as missing data unless it says 0."""
+def test_a_zero_bar_says_0_and_a_missing_value_says_so(checks):
+    """A bar of nothing beside bars of something reads as missing data unless it says 0; a
+    value that does not exist (a strategy that failed everywhere) is "–", never 0."""
     assert checks["zero_bars"] > 0  # the fixture report has strategies that move nothing
     assert checks["zero_labels"] == checks["zero_bars"]
+    assert checks["no_value_bars"] > 0  # the failing strategy's means
+    assert checks["no_value_labels"] == checks["no_value_bars"]
 
 
 def test_no_label_is_clipped(checks):
@@ -218,4 +232,4 @@ def test_the_simulation_page_passes_the_same_checks(chromium, simulation_page, t
 
 
 def _values(spec):
-    return [v for series in spec["series"] for v in series["values"]] or [0]
+    return [v for series in spec["series"] for v in series["values"] if v is not None] or [0]

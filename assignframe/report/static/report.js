@@ -246,14 +246,16 @@
     spec.labels.forEach(function (cat, c) {
       var start = x0 + c * slot + (slot - bw * k) / 2;
       spec.series.forEach(function (s, j) {
-        var v = s.values[c] || 0, bh = h * v / top;
+        var raw = s.values[c], known = raw !== null && raw !== undefined, v = known ? raw : 0;
+        var bh = h * v / top;
         var bar = node("rect", {"class": "bar", x: start + j * bw, y: y0 - bh, width: bw - 1,
-                                height: bh, fill: color(j)});
-        bar.appendChild(node("title", {}, cat + " · " + s.name + ": " + fmt(v)));
+                                height: bh, fill: color(j), "data-value": known ? String(raw) : ""});
+        bar.appendChild(node("title", {}, cat + " · " + s.name + ": " + fmt(raw)));
         svg.appendChild(bar);
-        if (!v) {  // a bar of nothing is a "0", not a gap that looks like missing data
-          svg.appendChild(node("text", {"class": "zero-value", x: start + j * bw + (bw - 1) / 2, y: y0 - 3,
-                                        "text-anchor": "middle", "font-size": 10, fill: color(j)}, "0"));
+        if (!v) {  // no bar to see: say "0", or "–" when there is no value at all (not a zero)
+          svg.appendChild(node("text", {"class": known ? "zero-value" : "no-value", x: start + j * bw + (bw - 1) / 2,
+                                        y: y0 - 3, "text-anchor": "middle", "font-size": 10, fill: color(j)},
+                               known ? "0" : "–"));
         }
       });
     });
