@@ -83,18 +83,13 @@ def upgrade_refusal(assignment: GroupAssignment) -> str | None:
     if shared:
         (tp, owners), more = shared[0], len(shared) - 1
         also = f" (and {more} more partition(s) held by several members)" if more else ""
-        holders = f"both {owners[0]} and {owners[1]}" if len(owners) == 2 else _listed(owners)
         reasons.append(
-            f"online upgrade fails: {tp.topic}-{tp.partition} is in the Assignment of "
-            f"{holders}{also}; the converted group gives each partition one owner, "
+            f"online upgrade fails: {tp} is in the Assignment of {', '.join(owners)}{also}; "
+            "the converted group gives each partition one owner, "
             "so the coordinator's conversion throws ('the partition is still owned') and the "
             "group stays classic"
         )
     return "; ".join(reasons) or None
-
-
-def _listed(names: list[str]) -> str:
-    return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _held_twice(assignment: GroupAssignment) -> list[tuple[TopicPartition, list[str]]]:

@@ -426,8 +426,8 @@ class GroupRunner:
         if lags is None:
             topics = tuple(sorted({t for member in members.values() for t in member.topics}))
             lags = self._pm.lag_source(cluster=self.cluster, topics=topics, group_id=self.group_id)
-        # The leader (the first to join) assigns with its own options: ``group.options`` too.
-        options = {**self.options, **joins[0].consumer.options}
+        # The leader (the first to join) assigns with its own instance: its options are the group's.
+        options = joins[0].strategy.options
         return GroupSubscription(members, self.cluster, generation, options, lags)
 
     def _reader(self, strategy: Strategy) -> UserDataReader:

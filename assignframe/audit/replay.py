@@ -91,10 +91,10 @@ class AuditContext:
             ``("all",)`` = every installed strategy
         """
         pm = PluginManager()
-        names = _strategy_names(pm, strategies)
-        for name in names:
-            pm.strategy(name)  # unknown names fail here, before any group is read
-        return cls(pm, names)
+        context = cls(pm, _strategy_names(pm, strategies))
+        for name in context.strategies:
+            context.instance(name)  # unknown names fail here, before any group is read
+        return context
 
 
 def _strategy_names(pm: PluginManager, strategies: tuple[str, ...] | None) -> tuple[str, ...]:

@@ -31,7 +31,7 @@ def test_a_partition_in_two_assignments_makes_the_upgrade_fail(make_snapshot, co
     rows, detail = audit_group(0, row, context, detail=True)
     assert {r["upgrade_refused"] for r in rows} == {True}
     assert rows[0]["upgrade_refusal"].startswith(
-        "online upgrade fails: t-1 is in the Assignment of both a and b;"
+        "online upgrade fails: t-1 is in the Assignment of a, b;"
     )
     assert detail["migration"]["refusal"] == rows[0]["upgrade_refusal"]
 

@@ -207,7 +207,7 @@ def test_a_partition_held_twice_makes_the_conversion_fail_and_says_where():
         }
     )
     assert upgrade_refusal(assignment) == (
-        "online upgrade fails: t-1 is in the Assignment of both a and b (and 1 more "
+        "online upgrade fails: t-1 is in the Assignment of a, b (and 1 more "
         "partition(s) held by several members); the converted group gives each partition one "
         "owner, so the "
         "coordinator's conversion throws ('the partition is still owned') and the group stays "
@@ -222,5 +222,5 @@ def test_a_partition_held_by_three_names_all_three():
     t0 = TopicPartition("t", 0)
     assignment = GroupAssignment({m: MemberAssignment((t0,)) for m in ("c", "a", "b")})
     assert upgrade_refusal(assignment).startswith(
-        "online upgrade fails: t-0 is in the Assignment of a, b and c; "
+        "online upgrade fails: t-0 is in the Assignment of a, b, c; "
     )
