@@ -79,7 +79,7 @@ def upgrade_refusal(assignment: GroupAssignment) -> str | None:
             f"online upgrade refused: the Assignment of {', '.join(carrying)} carries user data "
             "(KAFKA-18134); the consumer protocol cannot carry it"
         )
-    shared = _held_twice(assignment)
+    shared = _held_by_several(assignment)
     if shared:
         (tp, owners), more = shared[0], len(shared) - 1
         also = f" (and {more} more partition(s) held by several members)" if more else ""
@@ -92,7 +92,7 @@ def upgrade_refusal(assignment: GroupAssignment) -> str | None:
     return "; ".join(reasons) or None
 
 
-def _held_twice(assignment: GroupAssignment) -> list[tuple[TopicPartition, list[str]]]:
+def _held_by_several(assignment: GroupAssignment) -> list[tuple[TopicPartition, list[str]]]:
     """Partitions in more than one member's Assignment, in partition order, with their members."""
     owners: dict[TopicPartition, list[str]] = {}
     for member_id in sorted(assignment.assignments):
