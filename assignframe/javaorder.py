@@ -31,12 +31,8 @@ from __future__ import annotations
 
 import base64
 import functools
-from collections.abc import Callable, Hashable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
-
-if TYPE_CHECKING:  # the model reads these orderings; only type names come back
-    from .model import GroupSubscription, Member
-
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 __all__ = [
     "JavaHashMap",
@@ -399,7 +395,28 @@ def java_sorted_hash_order(keys: Iterable[str]) -> list[str]:
     ]
 
 
-def java_member_order(group: GroupSubscription) -> list[Member]:
+class _MemberIds(Protocol):
+    """A member as ordering sees it (the model's ``Member``, which builds on this module)."""
+
+    @property
+    def member_id(self) -> str: ...
+
+    @property
+    def group_instance_id(self) -> str | None: ...
+
+
+M_co = TypeVar("M_co", bound=_MemberIds, covariant=True)
+M = TypeVar("M", bound=_MemberIds)
+
+
+class _Members(Protocol[M_co]):
+    """A group as ordering sees it (the model's ``GroupSubscription``)."""
+
+    @property
+    def members(self) -> Mapping[str, M_co]: ...
+
+
+def java_member_order(group: _Members[M]) -> list[M]:
     """Members as Java's assignors sort them: ``MemberInfo`` order, ties in ``HashMap`` order.
 
     Java sorts a list built from the subscriptions ``HashMap`` with a stable sort, so two members

@@ -33,7 +33,7 @@ import dataclasses
 import functools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from . import wire
 from .errors import InconsistentGroupProtocolError, InvalidAssignmentError, UserDataError
@@ -48,9 +48,6 @@ from .model import (
     TopicPartition,
 )
 from .strategy import Strategy
-
-if TYPE_CHECKING:  # the plugin manager's defaults import this module
-    from .plugins import PluginManager
 
 __all__ = [
     "UserDataReader",
@@ -186,6 +183,15 @@ def subscription_bytes(metadata: SubscriptionMetadata) -> bytes:
 # -- leader --------------------------------------------------------------------------------
 
 
+class DecodesUserData(Protocol):
+    """What reads user data: the plugin manager's ``decode_user_data`` hook call (named by its
+    shape, since the plugin manager's defaults build on this module)."""
+
+    def decode_user_data(
+        self, strategy: Strategy, member_id: str, user_data: bytes | None, subscription_version: int
+    ) -> Any: ...
+
+
 class UserDataReader:
     """Decodes members' user data for one strategy; what it cannot read counts as none.
 
@@ -195,7 +201,7 @@ class UserDataReader:
         ``"scenario 'kip54-ex1'"``; None when unknown
     """
 
-    def __init__(self, plugins: PluginManager, strategy: Strategy, where: str | None) -> None:
+    def __init__(self, plugins: DecodesUserData, strategy: Strategy, where: str | None) -> None:
         self.plugins, self.strategy, self.where = plugins, strategy, where
         self._warned: set[str] = set()
 

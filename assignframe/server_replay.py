@@ -7,7 +7,9 @@ Each scenario line names its assignor (``uniform``, ``range`` or ``simple``), th
 record and read it back, listed in Java's iteration order, which is part of the assignor's input.
 A round's topic map is the last one given (a round carries ``topics`` only when it changed).
 
-:func:`server_rounds` turns a scenario into :class:`ServerRound` inputs;
+:func:`server_rounds` turns a scenario into :class:`ServerRound` inputs; :func:`chained_rounds`
+feeds them with the assignor's own previous results instead (the coordinator's record round trip
+is :mod:`assignframe.server_chain`);
 :func:`replay_server_scenario` runs an assignor on each and says, per round, whether the result
 equals Java's and what in it breaks the assignor's contract (:func:`contract_violations`: Java
 really returns such results; the replay reproduces them and says so).
@@ -15,6 +17,7 @@ really returns such results; the replay reproduces them and says so).
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -35,9 +38,11 @@ from .server_assignor import (
     ServerMember,
     ServerTopic,
 )
+from .server_chain import Current, target_after
 
 __all__ = [
     "ServerReplay",
+    "chained_rounds",
     "ServerRound",
     "ServerRoundResult",
     "contract_violations",
@@ -337,11 +342,9 @@ def replay_server_scenario(
     ``assignor`` field); another one answers "what would that assignor have done".
 
     :param chain: feed each round with the assignor's own previous results
-        (:func:`assignframe.server_chain.chained_rounds`) instead of the recorded ``current``
+        (:func:`chained_rounds`) instead of the recorded ``current``
     """
     if chain:
-        from .server_chain import chained_rounds  # it builds on this module
-
         played = chained_rounds(scenario, assignor)
     else:
         played = ((r, assignor.assign(r.spec)) for r in server_rounds(scenario))
@@ -349,6 +352,47 @@ def replay_server_scenario(
         ServerRoundResult(r, a, result_pairs(r, a), contract_violations(r, a)) for r, a in played
     )
     return ServerReplay(str(scenario.get("id", "")), assignor.qualified_name(), results)
+
+
+def chained_rounds(
+    scenario: Mapping[str, Any], assignor: ServerAssignor
+) -> Iterator[tuple[ServerRound, ServerAssignment]]:
+    """Each round with ``current`` built from the assignor's previous results, and its result.
+
+    Round 0 keeps its recorded ``current`` (crafted scenarios start from one). Later rounds keep
+    the recorded members, subscriptions and topics; a joining member starts empty and a static
+    member replacement hands the old member's target to the new id.
+
+    :raises ValueError: the assignor does not model Java's result order
+    """
+    targets: dict[str, Current] = {}
+    for round_ in server_rounds(scenario):
+        if round_.index > 0:
+            round_ = _with_currents(round_, targets)
+        result = assignor.assign_in_java_order(round_.spec)
+        if result is None:
+            raise ValueError(
+                f"{assignor.qualified_name()} does not model Java's result order "
+                "(assign_in_java_order), so its rounds cannot be chained exactly"
+            )
+        targets = {
+            member_id: target_after(member.current, result.members.get(member_id, {}))
+            for member_id, member in round_.spec.members.items()
+        }
+        yield round_, result
+
+
+def _with_currents(round_: ServerRound, targets: Mapping[str, Current]) -> ServerRound:
+    held = dict(targets)
+    for event in round_.java.get("events") or ():
+        if event.get("type") == "replace":  # in order: a replacement may be replaced again
+            held[event["new"]] = held.pop(event["old"], ())
+    members = {
+        member_id: dataclasses.replace(member, current=held.get(member_id, ()))
+        for member_id, member in round_.spec.members.items()
+    }
+    spec = dataclasses.replace(round_.spec, members=members)
+    return dataclasses.replace(round_, spec=spec)
 
 
 def result_pairs(round_: ServerRound, assignment: ServerAssignment) -> dict[str, list[Pair]]:

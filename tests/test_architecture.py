@@ -166,3 +166,70 @@ def test_built_in_plugins_import_only_public_names(plugin):
         assert any(d.startswith("assignframe-codec") for d in declared), (
             f"{plugin.name} imports assignframe_codec without declaring assignframe-codec"
         )
+
+
+CODEC = ROOT / "codec" / "src" / "assignframe_codec"
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """module -> the core and codec modules it imports (function-level and type-only imports
+    too: a circle of type names is still a circle). A package's ``__init__`` is left out: it
+    re-exports its modules (the layer checks above cover what imports it)."""
+    paths = {_module_of(p): p for p in [*SOURCES, *sorted(CODEC.rglob("*.py"))]}
+    paths = {m.removeprefix("codec.src."): p for m, p in paths.items()}
+    faces = {m for m, p in paths.items() if p.name == "__init__.py"}
+    graph: dict[str, set[str]] = {m: set() for m in paths if m not in faces}
+    for module in graph:
+        path = paths[module]
+        text = path.read_text(encoding="utf-8")
+        for imported, names, _ in _imports_of_text(path, text):
+            imported = imported.removeprefix("codec.src.")
+            for target in [f"{imported}.{n}" for n in names] or [imported]:
+                if target in graph and target != module:
+                    graph[module].add(target)
+                elif imported in graph and imported != module:
+                    graph[module].add(imported)
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_circles():
+    """Layers point down inside the core and the codec too: no two modules import each other,
+    not even for type names (STYLE.md)."""
+    assert _circles(_import_graph()) == []
+
+
+def test_the_circle_check_sees_a_circle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _circles(graph) == [["a", "b", "c"]]

@@ -29,7 +29,7 @@ def test_chaining_needs_an_assignor_that_models_javas_result_order():
     import pytest
 
     from assignframe import ServerAssignment, ServerAssignor
-    from assignframe.server_chain import chained_rounds
+    from assignframe.server_replay import chained_rounds
 
     class Unordered(ServerAssignor):
         name = "unordered"

@@ -55,7 +55,7 @@ __all__ = [
     "RecordType",
     "decode_coordinator_record",
     "encode_coordinator_record",
-    "half_codecs",
+    "encode_half",
 ]
 
 #: The internal topic the group coordinator writes these records to.
@@ -383,7 +383,7 @@ def encode_coordinator_record(record_type: int, key: Any, value: Any = None,
     with reporting("CoordinatorRecord"):
         record = _record_type(record_type)
         with reporting(record.key_type, 0):
-            key_bytes = _INT16.pack(record.record_type) + _encode_half(record.key, key, 0, False)
+            key_bytes = _INT16.pack(record.record_type) + encode_half(record.key, key, 0, False)
         if value is None:
             return key_bytes, None
         if value_version is None:
@@ -394,37 +394,11 @@ def encode_coordinator_record(record_type: int, key: Any, value: Any = None,
                 raise InvalidVersionError(
                     f"{record.value_type} has versions 0-{record.highest_value_version},"
                     f" not {value_version}")
-            body = _encode_half(record.value, value, value_version,
+            body = encode_half(record.value, value, value_version,
                                 record.is_flexible(value_version))
         return key_bytes, _INT16.pack(value_version) + body
 
 
-def _encode_half(fmt: FlexibleFormat, given: Any, version: int, flexible: bool) -> bytes:
+def encode_half(fmt: FlexibleFormat, given: Any, version: int, flexible: bool) -> bytes:
+    """One record half (a key or a value struct, no prefix) from a model or a dict."""
     return fmt.encode(as_model(fmt.model, given, version), version=version, flexible=flexible)
-
-
-def half_codecs() -> dict[str, Any]:
-    """Facade kinds for the halves whose names the classic codec does not already use."""
-    from .registry import MessageCodec  # registry imports this module
-
-    class HalfCodec(MessageCodec):
-        """A record key or value struct (no prefix); a dict value is read in to_dict's shape."""
-
-        def encode(self, value: Any, version: int | None) -> bytes:
-            with reporting(self.name, version):
-                if version is None:
-                    version = getattr(value, "version", None)
-                self._check(version, self.lowest, self.highest)
-                assert version is not None
-                fmt = self.fmt
-                assert isinstance(fmt, FlexibleFormat)
-                return _encode_half(fmt, value, version, self.is_flexible(version))
-
-    codecs: dict[str, Any] = {}
-    for record in RECORD_TYPES.values():
-        if record.record_type in (1, 2):  # OffsetCommit*/GroupMetadata*: classic kinds exist
-            continue
-        codecs[record.key_type] = HalfCodec(record.key, 0, None, 0)
-        codecs[record.value_type] = HalfCodec(record.value, record.highest_value_version,
-                                              record.flexible_from, 0)
-    return codecs
