@@ -31,7 +31,7 @@ from assignframe_codec.coordinator_records import (  # noqa: E402
 )
 from assignframe_codec.registry import declaration  # noqa: E402
 from fuzz import mutate  # noqa: E402
-from kip848_shared import kip848_golden  # noqa: E402
+from java_views import kip848_golden  # noqa: E402
 
 MEMORY_LIMIT = 1 << 20  # the largest golden payload is a few kB
 
