@@ -92,6 +92,7 @@ def metadata_request(topics: Iterable[str] | None, version: int, *,
     ``allow_auto_topic_creation`` is false from v4, where the field exists (below v4 the broker
     decides by its own setting)."""
     kind = "MetadataRequest"
+    named: list[dict[str, str]] | None
     if topics is None:
         named = [] if version == 0 else None
     else:
