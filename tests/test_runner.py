@@ -11,8 +11,8 @@ from assignframe import (
     RebalanceProtocol,
     SubscriptionMetadata,
     TopicPartition,
-    wire,
 )
+from assignframe.classic import wire
 from assignframe.errors import InconsistentGroupProtocolError, InvalidAssignmentError
 
 T = "t"

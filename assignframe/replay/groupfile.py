@@ -25,11 +25,11 @@ from typing import Any
 
 import yaml
 
-from .errors import ScenarioError
-from .model import GroupSubscription, Member, TopicPartition
-from .plugins import PluginManager
+from ..errors import ScenarioError
+from ..model import GroupSubscription, Member, TopicPartition
+from ..plugins.manager import PluginManager
+from ..strategy import Strategy
 from .scenario import cluster_of, lags_of
-from .strategy import Strategy
 
 __all__ = ["GroupFile", "group_subscription", "read_group_file"]
 
