@@ -63,7 +63,9 @@ class RoundResult:
     :param revoked: member_id -> partitions a COOPERATIVE member owned but lost (members that
         must rejoin; members that lost nothing are absent, as in the golden files)
     :param owners_per_partition: how many members the strategy gives each partition (for metrics)
-    :param previous: the previous round's assignment, if any (for kept/moved metrics)
+    :param previous: the assignment before this rebalance, if any (for kept/moved metrics): for
+        a follow-up round, before the round that started the rebalance, so a partition revoked
+        in one round and handed over in the next counts as moved once
     :param rebalance_protocol: the leader's rebalance protocol this round (COOPERATIVE rounds may
         withhold partitions whose owner must release them first; see :mod:`assignframe.metrics`)
     """

@@ -126,6 +126,7 @@ class GroupRunner:
         self._generation = 0
         self._rounds_played = 0
         self._last_assignment: GroupAssignment | None = None
+        self._rebalance_start: GroupAssignment | None = None
 
     @property
     def generation(self) -> int:
@@ -205,6 +206,8 @@ class GroupRunner:
         :param generation: the generation to create (default: the last one + 1); must grow
         """
         joining = _unique(consumers)
+        if not followup:  # a rebalance's movement counts across its follow-up rounds
+            self._rebalance_start = self._last_assignment
         self.cluster = cluster or self.cluster
         new_generation = self._next_generation(generation)
         protocol_name, strategy = self._elect(joining)
@@ -233,7 +236,7 @@ class GroupRunner:
             assignment=assignment,
             revoked=self._sync(joins, assignment, assignment_bytes, new_generation),
             owners_per_partition=leader.strategy.owners_per_partition(group),
-            previous=self._last_assignment,
+            previous=self._rebalance_start,
             rebalance_protocol=leader_protocol,
         )
         self._generation, self._last_assignment = new_generation, assignment
