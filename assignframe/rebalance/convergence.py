@@ -212,6 +212,7 @@ class _Group:
         self.steps: list[ReconcileStep] = []
         self.queue: list[tuple[int, int, str, int]] = []  # (time, order, member, timer or -1)
         self.order = 0
+        self.unsettled: set[str] = set()  # members not yet at their target, on either side
 
     def play(self, start_ms: int) -> Convergence:
         interval = self.behaviour.heartbeat_interval_ms
@@ -223,7 +224,8 @@ class _Group:
         for j, member_id in enumerate(staying, start=1):  # the change is one more beat
             self._schedule(member_id, start_ms + j * interval // (len(staying) + 1))
         count = max(len(self.members), 1)
-        converged = start_ms if self._converged() else None
+        self.unsettled = {m for m in self.members if not self._settled(m)}
+        converged = start_ms if not self.unsettled else None
         limit = MAX_HEARTBEATS_PER_MEMBER * count
         while converged is None and self.queue:
             at, _, member_id, timer = heapq.heappop(self.queue)
@@ -233,7 +235,11 @@ class _Group:
             if len(self.steps) >= limit:
                 raise AssignframeError(self._stuck(at))
             self._heartbeat(member_id, at, regular=timer >= 0)
-            if self._converged():
+            if self._settled(member_id):  # only a member's own heartbeat changes it
+                self.unsettled.discard(member_id)
+            else:
+                self.unsettled.add(member_id)
+            if not self.unsettled:
                 converged = at
         assert converged is not None
         return self._result(start_ms, converged)
@@ -329,31 +335,27 @@ class _Group:
 
     # -- the end ------------------------------------------------------------------------------
 
-    def _converged(self) -> bool:
-        for member_id, member in self.members.items():
-            client = self.clients[member_id]
-            if (
-                member.state is not ConsumerMemberState.STABLE
-                or member.member_epoch != self.target_epoch
-                or frozenset(member.assigned) != self.target[member_id]
-                or client.owned != self.target[member_id]
-                or client.revoking
-            ):
-                return False
-        return True
+    def _settled(self, member_id: str) -> bool:
+        """Has the member reached the target, on both sides?"""
+        member, client = self.members[member_id], self.clients[member_id]
+        target = self.target[member_id]
+        return (
+            member.state is ConsumerMemberState.STABLE
+            and member.member_epoch == self.target_epoch
+            and member.assigned.keys() == target
+            and client.owned == target
+            and not client.revoking
+        )
 
     def _stuck(self, at: int) -> str:
         waiting = sorted(
-            f"{m} ({member.state.value} at epoch {member.member_epoch})"
-            for m, member in self.members.items()
-            if member.state is not ConsumerMemberState.STABLE
-            or member.member_epoch != self.target_epoch
-            or frozenset(member.assigned) != self.target[m]
+            f"{m} ({self.members[m].state.value} at epoch {self.members[m].member_epoch})"
+            for m in self.unsettled
         )
         return (
             f"the group did not reach its target epoch {self.target_epoch} after "
             f"{MAX_HEARTBEATS_PER_MEMBER} heartbeats per member (t = {at} ms); still "
-            f"reconciling: {', '.join(waiting) or 'clients'} (is a partition in two targets?)"
+            f"reconciling: {', '.join(waiting)} (is a partition in two targets?)"
         )
 
     def _result(self, start_ms: int, converged: int) -> Convergence:

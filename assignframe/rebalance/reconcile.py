@@ -28,6 +28,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import countOf
+from typing import Any
 
 from ..errors import FencedMemberEpochError
 from ..model import TopicPartition
@@ -63,9 +65,23 @@ class ConsumerMemberState(enum.Enum):
     UNKNOWN = "UNKNOWN"
 
 
-def _partition_epochs(value: Mapping[TopicPartition, int] | Iterable[tuple[TopicPartition, int]]):
-    pairs = value.items() if isinstance(value, Mapping) else value
-    return {TopicPartition(tp[0], tp[1]): int(epoch) for tp, epoch in pairs}
+def _partition_epochs(
+    value: Mapping[TopicPartition, int] | Iterable[tuple[TopicPartition, int]],
+) -> dict[TopicPartition, int]:
+    """A fresh ``{TopicPartition: epoch}`` (keys that are plain pairs become TopicPartitions;
+    a map already keyed by TopicPartitions is copied at C speed: reconciliation builds one per
+    member per heartbeat)."""
+    pairs = dict(value.items() if isinstance(value, Mapping) else value)
+    if countOf(map(type, pairs), TopicPartition) == len(pairs):
+        return pairs
+    return {TopicPartition(tp[0], tp[1]): int(epoch) for tp, epoch in pairs.items()}
+
+
+def _partitions(value: Iterable[Any]) -> frozenset[TopicPartition]:
+    """A frozenset of TopicPartitions (kept as is when it already is one)."""
+    if type(value) is frozenset and countOf(map(type, value), TopicPartition) == len(value):
+        return value
+    return frozenset(TopicPartition(tp[0], tp[1]) for tp in value)
 
 
 @dataclass(frozen=True)
@@ -109,19 +125,25 @@ class ConsumerGroupMember:
         self,
         state: ConsumerMemberState,
         epoch: int,
-        assigned: Mapping[TopicPartition, int],
-        pending: Mapping[TopicPartition, int],
+        assigned: dict[TopicPartition, int],
+        pending: dict[TopicPartition, int],
     ) -> ConsumerGroupMember:
-        """A new state of this member; its previous epoch is the epoch it had until now."""
-        return ConsumerGroupMember(
-            epoch,
-            self.member_epoch,
-            state,
-            assigned,
-            pending,
-            self.subscribed_topic_names,
-            self.subscribed_topic_regex,
-        )
+        """A new state of this member; its previous epoch is the epoch it had until now.
+
+        ``assigned`` and ``pending`` are fresh maps the reconciliation built: they are taken as
+        they are (this runs once per member per heartbeat)."""
+        moved = object.__new__(ConsumerGroupMember)
+        for name, value in (
+            ("member_epoch", epoch),
+            ("previous_member_epoch", self.member_epoch),
+            ("state", state),
+            ("assigned", assigned),
+            ("pending_revocation", pending),
+            ("subscribed_topic_names", self.subscribed_topic_names),
+            ("subscribed_topic_regex", self.subscribed_topic_regex),
+        ):
+            object.__setattr__(moved, name, value)
+        return moved
 
 
 @dataclass(frozen=True)
@@ -149,9 +171,9 @@ class Heartbeat:
     resolved_regexes: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "target", frozenset(TopicPartition(*tp) for tp in self.target))
+        object.__setattr__(self, "target", _partitions(self.target))
         if self.owned is not None:
-            object.__setattr__(self, "owned", frozenset(TopicPartition(*tp) for tp in self.owned))
+            object.__setattr__(self, "owned", _partitions(self.owned))
 
 
 def owns_any(owned: frozenset[TopicPartition] | None, partitions: Iterable[TopicPartition]) -> bool:
@@ -246,7 +268,9 @@ def _pruned(member: ConsumerGroupMember, heartbeat: Heartbeat) -> ConsumerGroupM
             ConsumerMemberState.UNREVOKED_PARTITIONS, member.member_epoch, assigned, pending
         )
     # already revoked: same state, fewer partitions, pending revocation as it was
-    return member._moved(member.state, member.member_epoch, assigned, member.pending_revocation)
+    return member._moved(
+        member.state, member.member_epoch, assigned, dict(member.pending_revocation)
+    )
 
 
 # --- the same rules, turned around for captured traffic ------------------------------------
