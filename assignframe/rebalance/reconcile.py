@@ -327,8 +327,8 @@ def fence_problem(
         return f"epoch {request_epoch} is above the member's epoch {member.epoch}"
     if request_epoch != member.previous_epoch:
         return (
-            f"epoch {request_epoch} is neither the member's epoch {member.epoch} "
-            f"nor its previous epoch {member.previous_epoch}"
+            f"epoch {request_epoch} is below the member's epoch {member.epoch} and is not its "
+            f"previous epoch ({member.previous_epoch})"
         )
     if owned is None:
         return f"previous epoch {request_epoch} without its owned partitions"
