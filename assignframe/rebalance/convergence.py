@@ -319,9 +319,7 @@ class _Group:
     def _owner_epochs(self, partitions: frozenset[TopicPartition]) -> dict[TopicPartition, int]:
         """The epochs of the members holding ``partitions`` (the only ones the builder asks)."""
         return {
-            tp: self.members[self.holder[tp]].member_epoch
-            for tp in partitions
-            if tp in self.holder
+            tp: self.members[self.holder[tp]].member_epoch for tp in partitions if tp in self.holder
         }
 
     def _holds_changed(

@@ -6,7 +6,8 @@ one reconciliation of one member at one heartbeat (:func:`~.reconcile.reconcile_
 fencing error). The same layout is the Java oracle's ``reconcile`` request and answer.
 
 * :func:`step_input` reads a step's input into typed values (one clear error naming the field);
-* :func:`output_as_json` writes a result as the file writes outputs;
+* :func:`input_as_json` and :func:`output_as_json` write a step's input and its result as the
+  file writes them;
 * :func:`replay_case` replays a case and says, per step, how our output differs from the
   recorded one;
 * :func:`starts_with_reconcile_case` tells a reconcile file from the other recorded layouts.
@@ -15,17 +16,19 @@ fencing error). The same layout is the Java oracle's ``reconcile`` request and a
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, Any
 
 from ..errors import FencedMemberEpochError, InputError
-from ..javaorder import java_string_key
+from ..javaorder import Uuid, java_string_key
 from ..model import TopicPartition
 from .reconcile import ConsumerGroupMember, ConsumerMemberState, Heartbeat, reconcile_member
 
 __all__ = [
     "FENCED_CLASS",
     "OUTPUT_KEYS",
+    "input_as_json",
     "is_reconcile_case",
     "output_as_json",
     "read_cases",
@@ -229,8 +232,58 @@ def _key(tp: TopicPartition) -> str:
     return f"{tp.topic}:{tp.partition}"
 
 
-def _sorted(partitions: Mapping[TopicPartition, int]) -> list[TopicPartition]:
+def _sorted(partitions: Iterable[TopicPartition]) -> list[TopicPartition]:
     return sorted(partitions, key=lambda tp: (java_string_key(tp.topic), tp.partition))
+
+
+def _pairs(partitions: Iterable[TopicPartition]) -> list[list[Any]]:
+    return [[tp.topic, tp.partition] for tp in _sorted(partitions)]
+
+
+def input_as_json(
+    member: ConsumerGroupMember, heartbeat: Heartbeat, partition_counts: Mapping[str, int]
+) -> dict[str, Any]:
+    """A step's input in the file's layout (also the Java oracle's ``reconcile`` request).
+
+    :param partition_counts: topic key -> partition count for every topic of
+        ``heartbeat.topic_names`` (the metadata image); the keys must be Kafka topic ids
+        (``Uuid.toString()``) for Java to read them
+    """
+    assigned, pending = _sorted(member.assigned), _sorted(member.pending_revocation)
+    return {
+        "member": {
+            "member_epoch": member.member_epoch,
+            "previous_member_epoch": member.previous_member_epoch,
+            "state": member.state.value,
+            "assigned": _pairs(assigned),
+            "pending_revocation": _pairs(pending),
+            "assigned_epochs": {_key(tp): member.assigned[tp] for tp in assigned},
+            "pending_revocation_epochs": {
+                _key(tp): member.pending_revocation[tp] for tp in pending
+            },
+            "subscribed_topic_names": sorted(member.subscribed_topic_names, key=java_string_key),
+            "subscribed_topic_regex": member.subscribed_topic_regex,
+        },
+        "target_epoch": heartbeat.target_epoch,
+        "target_assignment": _pairs(heartbeat.target),
+        "owned_topic_partitions": None if heartbeat.owned is None else _pairs(heartbeat.owned),
+        "partition_owner_epochs": {
+            _key(tp): heartbeat.owner_epochs[tp] for tp in _sorted(heartbeat.owner_epochs)
+        },
+        "topics": {
+            key: {
+                "name": name,
+                "partitions": partition_counts[key],
+                "uuid": str(uuid.UUID(bytes=Uuid.from_string(key).to_bytes())),
+            }
+            for key, name in heartbeat.topic_names.items()
+        },
+        "has_subscription_changed": heartbeat.subscription_changed,
+        "resolved_regular_expressions": {
+            regex: sorted(names, key=java_string_key)
+            for regex, names in heartbeat.resolved_regexes.items()
+        },
+    }
 
 
 def output_as_json(
