@@ -75,7 +75,7 @@ def starts_with_reconcile_case(stream: IO[str]) -> bool:
     stream.seek(0)
     try:
         return is_reconcile_case(json.loads(first))
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # not this layout: its reader says why
         return False
 
 
@@ -88,6 +88,8 @@ def read_cases(stream: IO[str], name: str = "<cases>") -> Iterator[tuple[int, di
             value = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"not JSON: {exc.msg}", f"{name}:{line_number}") from exc
+        except RecursionError:
+            raise InputError("not JSON: nested too deeply", f"{name}:{line_number}") from None
         if not is_reconcile_case(value):
             raise InputError(
                 "not a reconcile case (steps with an input member and target_epoch)",

@@ -97,3 +97,10 @@ def test_a_line_of_another_kind_and_flags_that_do_not_apply_are_errors(tmp_path,
     )
     assert main(["replay", str(GOLDEN), "--strategy", "server:uniform"]) == 2
     assert "--strategy does not apply to reconciliation cases" in capsys.readouterr().err
+
+
+def test_json_nested_too_deeply_is_an_error_not_a_crash(tmp_path, capsys):
+    path = tmp_path / "deep.jsonl"
+    path.write_text(json.dumps(_cases()[0]) + "\n" + "[" * 100_000 + "]" * 100_000 + "\n")
+    assert main(["replay", str(path), "--json"]) == 2
+    assert f"not JSON: nested too deeply ({path}:2)" in capsys.readouterr().err
