@@ -142,7 +142,6 @@ class Convergence:
 class _Client:
     """A member's client: what it consumes, reports and waits to report."""
 
-    epoch: int
     owned: set[TopicPartition]
     joining: bool
     revoking: dict[TopicPartition, int] = field(default_factory=dict)  # -> regular beats left
@@ -193,12 +192,8 @@ class _Group:
         self.target = {m: frozenset(target.get(m, ())) for m in members}
         self.target_epoch, self.topic_names, self.behaviour = target_epoch, topic_names, behaviour
         self.clients = {
-            m: _Client(
-                0 if m in joining else member.member_epoch,
-                set() if m in joining else set(owned.get(m, ())),
-                m in joining,
-            )
-            for m, member in members.items()
+            m: _Client(set() if m in joining else set(owned.get(m, ())), m in joining)
+            for m in members
         }
         for client in self.clients.values():
             client.last_sent = None if client.joining else frozenset(client.owned)
@@ -215,18 +210,10 @@ class _Group:
         self.unsettled: set[str] = set()  # members not yet at their target, on either side
 
     def play(self, start_ms: int) -> Convergence:
-        interval = self.behaviour.heartbeat_interval_ms
-        joined_at = -(-start_ms // interval) * interval  # a joiner's heartbeats count from 0
-        staying = [m for m in self.members if not self.clients[m].joining]
-        for member_id in self.members:  # joiners first: their heartbeat made the change
-            if self.clients[member_id].joining:
-                self._schedule(member_id, joined_at)
-        for j, member_id in enumerate(staying, start=1):  # the change is one more beat
-            self._schedule(member_id, start_ms + j * interval // (len(staying) + 1))
-        count = max(len(self.members), 1)
+        self._first_heartbeats(start_ms)
         self.unsettled = {m for m in self.members if not self._settled(m)}
         converged = start_ms if not self.unsettled else None
-        limit = MAX_HEARTBEATS_PER_MEMBER * count
+        limit = MAX_HEARTBEATS_PER_MEMBER * max(len(self.members), 1)
         while converged is None and self.queue:
             at, _, member_id, timer = heapq.heappop(self.queue)
             client = self.clients[member_id]
@@ -243,6 +230,16 @@ class _Group:
                 converged = at
         assert converged is not None
         return self._result(start_ms, converged)
+
+    def _first_heartbeats(self, start_ms: int) -> None:
+        interval = self.behaviour.heartbeat_interval_ms
+        joined_at = -(-start_ms // interval) * interval  # a joiner's heartbeats count from 0
+        staying = [m for m in self.members if not self.clients[m].joining]
+        for member_id in self.members:  # joiners first: their heartbeat made the change
+            if self.clients[member_id].joining:
+                self._schedule(member_id, joined_at)
+        for j, member_id in enumerate(staying, start=1):  # the change is one more beat
+            self._schedule(member_id, start_ms + j * interval // (len(staying) + 1))
 
     # -- the client ---------------------------------------------------------------------------
 
@@ -271,10 +268,9 @@ class _Group:
 
     def _answered(self, member_id: str, at: int, after: ConsumerGroupMember, changed: bool) -> None:
         """The client applies the response: revoke what it lost, take what it got."""
-        client = self.clients[member_id]
-        client.epoch = after.member_epoch
         if not changed:
             return
+        client = self.clients[member_id]
         given = frozenset(after.assigned)
         lost = client.owned - given
         gained = given - client.owned
