@@ -191,6 +191,14 @@ def test_upgrade_refusal_names_the_members():
         ("heartbeat_interval_ms: 0", "options.heartbeat_interval_ms: expected an integer >= 1"),
         ("assignment_interval_ms: x", "options.assignment_interval_ms: expected an integer >= 0"),
         ("server_assignors: 3", "options.server_assignors"),
+        (
+            "revoke_after_heartbeats: -1",
+            "options.revoke_after_heartbeats: expected an integer >= 0",
+        ),
+        (
+            "owned_partitions: sometimes",
+            "options.owned_partitions: expected one of when_changed, always, got 'sometimes'",
+        ),
     ],
 )
 def test_bad_consumer_options_are_one_clear_error_naming_the_field(option, message):
