@@ -30,16 +30,16 @@ from typing import Any
 
 from aiokafka.coordinator.assignors.abstract import AbstractPartitionAssignor
 
-from . import wire
-from ._bridge import (
+from .classic import wire
+from .model import Cluster, MemberState, RebalanceProtocol
+from .plugins.manager import PluginManager, get_plugin_manager
+from .rebalance.bridge import (
     ConsumerBridge,
     JoinedMember,
     partition_counts,
     rebalance_protocol_of,
     strategies_for,
 )
-from .model import Cluster, MemberState, RebalanceProtocol
-from .plugins import PluginManager, get_plugin_manager
 
 __all__ = ["AiokafkaAssignor", "assignors"]
 

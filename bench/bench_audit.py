@@ -29,7 +29,7 @@ import psutil
 from assignframe.audit import AuditOptions, run_audit, write_fleet
 from assignframe.audit.group import audit_chunk
 from assignframe.audit.reader import InputReader
-from assignframe.audit.replay import AuditContext
+from assignframe.audit.rerun import AuditContext
 
 ENGINES = {
     "local1": ("local", {"processes": 1}, 1),
@@ -200,7 +200,7 @@ def _migration_rows(context, snapshots, cpu) -> list[tuple[str, float]]:
     """The migration section of classic groups: the server assignors' targets, and the
     heartbeat-by-heartbeat hand-over to each (docs/audit.md)."""
     from assignframe.audit.migration import predicted_handover, server_replay
-    from assignframe.consumer_group import DEFAULT_SERVER_ASSIGNORS
+    from assignframe.rebalance.consumer_group import DEFAULT_SERVER_ASSIGNORS
 
     classic = [s for s in snapshots if s.group_type == "classic"]
     targets = []

@@ -11,14 +11,18 @@
   heartbeat toward the assignor's target by Kafka's rules, with the broker's default heartbeat
   interval and Java consumers.
 
-The rules are :mod:`assignframe.consumer_group`'s; this module only applies them to a snapshot.
+The rules are :mod:`assignframe.rebalance.consumer_group`'s; this module only applies them to a
+snapshot.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..consumer_group import (
+from ..metrics import metrics_record
+from ..model import GroupAssignment
+from ..plugins.manager import PluginManager
+from ..rebalance.consumer_group import (
     DEFAULT_SERVER_ASSIGNORS,
     choose_server_assignor,
     converted_members,
@@ -26,9 +30,6 @@ from ..consumer_group import (
     target_assignment,
     upgrade_refusal,
 )
-from ..metrics import metrics_record
-from ..model import GroupAssignment
-from ..plugins import PluginManager
 from ..server_assignor import server_name
 from ..snapshot import GroupSnapshot
 

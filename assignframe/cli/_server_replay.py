@@ -10,9 +10,9 @@ from typing import IO, Any
 from rich.table import Table
 
 from ..model import TopicPartition
-from ..plugins import PluginManager
-from ..rebalance.reconcile_cases import read_cases, replay_case
-from ..server_replay import ServerReplay, read_server_scenarios, replay_server_scenario
+from ..plugins.manager import PluginManager
+from ..replay.reconcile import read_cases, replay_case
+from ..replay.server import ServerReplay, read_server_scenarios, replay_server_scenario
 from ._common import CommandLineError, compact_partitions, console, print_json
 
 __all__ = ["run_reconcile", "run_server"]

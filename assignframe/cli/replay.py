@@ -1,8 +1,8 @@
 """``assignframe replay FILE``: play recorded scenarios (golden ``assign.jsonl`` format).
 
 KIP-848 server-assignor scenarios (``golden/kip848/assign.jsonl``) are detected and replayed by
-:mod:`assignframe.server_replay`, member reconciliation cases (``golden/kip848/reconcile.jsonl``)
-by :mod:`assignframe.rebalance.reconcile_cases`; everything else goes through the group runner.
+:mod:`assignframe.replay.server`, member reconciliation cases (``golden/kip848/reconcile.jsonl``)
+by :mod:`assignframe.replay.reconcile`; everything else goes through the group runner.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn
 from rich.table import Table
 
-from ..plugins import PluginManager, get_plugin_manager
-from ..rebalance.reconcile_cases import starts_with_reconcile_case
-from ..replay import Replay, replay_scenario
-from ..runner import DEFAULT_MAX_FOLLOWUPS
-from ..scenario import read_scenarios
-from ..server_replay import open_scenarios
+from ..plugins.manager import PluginManager, get_plugin_manager
+from ..rebalance.runner import DEFAULT_MAX_FOLLOWUPS
+from ..replay.classic import Replay, replay_scenario
+from ..replay.reconcile import starts_with_reconcile_case
+from ..replay.scenario import read_scenarios
+from ..replay.server import open_scenarios
 from ._common import (
     CommandLineError,
     add_command,

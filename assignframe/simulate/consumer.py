@@ -1,6 +1,6 @@
 """The consumer protocol (KIP-848) in a simulation run, and the migration between protocols.
 
-The broker's rules live in :mod:`assignframe.consumer_group`; this module keeps one run's
+The broker's rules live in :mod:`assignframe.rebalance.consumer_group`; this module keeps one run's
 consumer-group state (group epoch, targets) and turns a step into the simulator's record:
 
 * the first consumer-protocol member converts a classic group online: every member keeps what it
@@ -13,10 +13,11 @@ consumer-group state (group epoch, targets) and turns a step into the simulator'
 
 Each step computes the target (the group epoch grows at every step: each one changes the
 membership, a subscription or the metadata) and plays the members' heartbeats until they reach
-it (:func:`assignframe.consumer_group.predict_handover`): every member is reconciled at every
-heartbeat exactly as Kafka's coordinator does. The coordinator's members carry over from step to
-step; a restarted dynamic member joins as a new one, a static one that comes back under a new
-member id takes over its predecessor's state (KIP-345) with a client that owns nothing yet.
+it (:func:`assignframe.rebalance.consumer_group.predict_handover`): every member is reconciled
+at every heartbeat exactly as Kafka's coordinator does. The coordinator's members carry over
+from step to step; a restarted dynamic member joins as a new one, a static one that comes back
+under a new member id takes over its predecessor's state (KIP-345) with a client that owns
+nothing yet.
 
 Options (scenario ``options``): ``server_assignors`` (the broker's ``group.consumer.assignors``,
 default ``[uniform, range]``), ``heartbeat_interval_ms`` (default 5000, the broker default of
@@ -32,7 +33,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..consumer_group import (
+from ..metrics import metrics_record
+from ..model import Cluster, GroupAssignment, GroupSubscription, TopicPartition
+from ..plugins.manager import PluginManager
+from ..rebalance.consumer_group import (
     DEFAULT_SERVER_ASSIGNORS,
     chained_target,
     choose_server_assignor,
@@ -40,13 +44,10 @@ from ..consumer_group import (
     predict_handover,
     upgrade_refusal,
 )
-from ..metrics import metrics_record
-from ..model import Cluster, GroupAssignment, GroupSubscription, TopicPartition
-from ..plugins import PluginManager
 from ..rebalance.convergence import ClientBehaviour, Convergence
 from ..rebalance.reconcile import ConsumerGroupMember, ConsumerMemberState
+from ..rebalance.server_chain import Current
 from ..server_assignor import server_name
-from ..server_chain import Current
 from .group import GroupState
 from .scenario import Scenario
 

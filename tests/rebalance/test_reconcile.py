@@ -19,7 +19,7 @@ from assignframe.rebalance.reconcile import (
     Heartbeat,
     reconcile_member,
 )
-from assignframe.rebalance.reconcile_cases import replay_case
+from assignframe.replay.reconcile import replay_case
 from assignframe.testing.paths import shared_path
 
 GOLDEN = shared_path(__file__) / "golden" / "kip848" / "reconcile.jsonl"
@@ -150,7 +150,7 @@ def test_a_deleted_topic_is_not_subscribed_any_more():
 def test_an_input_written_back_is_the_recorded_input():
     """The layout is read and written by one module: every golden input survives the round trip
     (owned partitions come back sorted; the file keeps some in the order sent)."""
-    from assignframe.rebalance.reconcile_cases import input_as_json, step_input
+    from assignframe.replay.reconcile import input_as_json, step_input
 
     for case in CASES:
         for step in case["steps"]:

@@ -23,7 +23,12 @@ from typing import IO, Any
 from ..errors import FencedMemberEpochError, InputError
 from ..javaorder import Uuid, java_string_key
 from ..model import TopicPartition
-from .reconcile import ConsumerGroupMember, ConsumerMemberState, Heartbeat, reconcile_member
+from ..rebalance.reconcile import (
+    ConsumerGroupMember,
+    ConsumerMemberState,
+    Heartbeat,
+    reconcile_member,
+)
 
 __all__ = [
     "FENCED_CLASS",
