@@ -179,6 +179,7 @@ def breakdown(path: Path, groups: int, strategies: tuple[str, ...] | None) -> No
         strategies_total += spent
         rows.append((f"  {name}.assign alone", spent))
     rows.append(("strategies' assign alone, all of them", strategies_total))
+    rows += _migration_rows(context, snapshots, cpu)
     rows.append(
         (
             "the whole audit of the group",
@@ -193,6 +194,36 @@ def breakdown(path: Path, groups: int, strategies: tuple[str, ...] | None) -> No
     )
     for label, micros in rows:
         print(f"{label:<52} {micros:>9,.0f} us   (at most {1e6 / micros:>7,.0f} groups/s)")
+
+
+def _migration_rows(context, snapshots, cpu) -> list[tuple[str, float]]:
+    """The migration section of classic groups: the server assignors' targets, and the
+    heartbeat-by-heartbeat hand-over to each (docs/audit.md)."""
+    from assignframe.audit.migration import predicted_handover, server_replay
+    from assignframe.rebalance.consumer_group import DEFAULT_SERVER_ASSIGNORS
+
+    classic = [s for s in snapshots if s.group_type == "classic"]
+    targets = []
+
+    def replay_all() -> None:
+        for snapshot in classic:
+            for assignor in DEFAULT_SERVER_ASSIGNORS:
+                try:
+                    targets.append((snapshot, server_replay(snapshot, assignor, context.pm)[0]))
+                except Exception:  # noqa: BLE001 - a failing group costs what it costs
+                    pass
+
+    def handover_all() -> None:
+        for snapshot, target in targets:
+            try:
+                predicted_handover(snapshot, target)
+            except Exception:  # noqa: BLE001
+                pass
+
+    return [
+        ("migration: server assignors' targets", cpu(replay_all)),
+        ("migration: hand-over, heartbeat by heartbeat", cpu(handover_all)),
+    ]
 
 
 def main() -> None:

@@ -6,7 +6,10 @@
   (KAFKA-18134: an Assignment carrying user data), which server assignor the broker would
   choose (no member names one before the upgrade, so the broker's first configured), and the
   movement, balance and validity predicted under ``uniform`` and ``range`` against what the
-  group's current strategy assigned.
+  group's current strategy assigned, with the hand-over that follows: the converted group's
+  members (each keeping its Assignment, at the generation as epoch) reconciled heartbeat by
+  heartbeat toward the assignor's target by Kafka's rules, with the broker's default heartbeat
+  interval and Java consumers.
 
 The rules are :mod:`assignframe.rebalance.consumer_group`'s; this module only applies them to a
 snapshot.
@@ -22,13 +25,15 @@ from ..plugins.manager import PluginManager
 from ..rebalance.consumer_group import (
     DEFAULT_SERVER_ASSIGNORS,
     choose_server_assignor,
+    converted_members,
+    predict_handover,
     target_assignment,
     upgrade_refusal,
 )
 from ..server_assignor import server_name
 from ..snapshot import GroupSnapshot
 
-__all__ = ["SERVER_STRATEGIES", "migration_section", "server_replay"]
+__all__ = ["SERVER_STRATEGIES", "migration_section", "predicted_handover", "server_replay"]
 
 #: What a consumer-protocol group is replayed through (qualified names, as ``plugins`` shows).
 SERVER_STRATEGIES = tuple(server_name(n) for n in DEFAULT_SERVER_ASSIGNORS)
@@ -52,8 +57,11 @@ def migration_section(snapshot: GroupSnapshot, pm: PluginManager) -> dict[str, A
     predicted = []
     for assignor in DEFAULT_SERVER_ASSIGNORS:
         try:
-            _, metrics = server_replay(snapshot, assignor, pm)
-            predicted.append({"assignor": server_name(assignor), "metrics": metrics})
+            target, metrics = server_replay(snapshot, assignor, pm)
+            handover = None if refusal is not None else predicted_handover(snapshot, target)
+            predicted.append(
+                {"assignor": server_name(assignor), "metrics": metrics, "handover": handover}
+            )
         except Exception as exc:  # one assignor failing on one group is a result, not a crash
             predicted.append({"assignor": server_name(assignor), "error": f"{exc}"})
     return {
@@ -62,4 +70,22 @@ def migration_section(snapshot: GroupSnapshot, pm: PluginManager) -> dict[str, A
         "refusal": refusal,
         "server_assignor": server_name(choose_server_assignor([])),
         "predicted": predicted,
+    }
+
+
+def predicted_handover(snapshot: GroupSnapshot, target: GroupAssignment) -> dict[str, Any]:
+    """How the converted group would reach ``target``: heartbeat intervals until every member
+    owns its target, partitions that change hands and how long they stay unconsumed, members
+    that must revoke first."""
+    group = snapshot.subscription()
+    epoch = max(snapshot.generation, 0)  # the conversion keeps the generation as group epoch
+    members = converted_members(snapshot.current, group, epoch)
+    handover = predict_handover(group, members, snapshot.current, target, epoch + 1)
+    unowned = [h.unowned_ms for h in handover.handovers]
+    return {
+        "heartbeats": handover.heartbeats,
+        "unowned_partitions": len(unowned),
+        "max_unowned_ms": max(unowned, default=0),
+        "total_unowned_ms": sum(unowned),
+        "revoking_members": len(handover.revoked),
     }

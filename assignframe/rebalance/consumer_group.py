@@ -9,10 +9,14 @@ One truth for what the simulator and the audit predict about a consumer-protocol
 * :func:`upgrade_refusal`: why an online upgrade of a classic group does not happen (KAFKA-18134: a
   member's Assignment carries user data; or a partition is in two members' Assignments, which the
   conversion cannot represent), or None.
-* :func:`reconcile`: how members converge on a new target when they heartbeat at an interval:
-  a partition goes to its new owner only after the old owner revoked it and acknowledged that
-  at its next heartbeat, so a hand-over takes time; KIP-1263's assignment interval delays the
-  target itself.
+* :func:`converted_members`: the members of a classic group converted online (each STABLE at
+  the generation with what its Assignment gave it).
+* :func:`predict_handover`: how members reach a new target heartbeat by heartbeat, each
+  reconciled at every heartbeat exactly as Kafka's coordinator does
+  (:mod:`assignframe.rebalance.reconcile`, played in time by
+  :mod:`assignframe.rebalance.convergence`): revocations the old owner must acknowledge,
+  partitions the new owner waits for until they are released, epochs; KIP-1263's assignment
+  interval delays the target itself.
 
 Topic ids: a simulated or captured-classic group has none, so :func:`topic_id` derives a stable
 one from the name (Java tie-breaks that follow Uuid order are then those of these ids).
@@ -23,20 +27,21 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from ..javaorder import Uuid
 from ..model import GroupAssignment, GroupSubscription, MemberAssignment, TopicPartition
 from ..plugins.manager import PluginManager
 from ..server_assignor import ServerAssignor, ServerGroupSpec, ServerMember, ServerTopic
+from .convergence import JAVA_CLIENT, ClientBehaviour, Convergence, converge
+from .reconcile import ConsumerGroupMember, ConsumerMemberState
 from .server_chain import Current, target_after
 
 __all__ = [
     "DEFAULT_SERVER_ASSIGNORS",
-    "Reconciliation",
     "chained_target",
     "choose_server_assignor",
-    "reconcile",
+    "converted_members",
+    "predict_handover",
     "target_assignment",
     "topic_id",
     "upgrade_refusal",
@@ -189,72 +194,54 @@ def _current(
     return tuple((topic_id(t), tuple(ps)) for t, ps in by_topic.items())
 
 
-@dataclass(frozen=True)
-class Reconciliation:
-    """How members reached their targets.
+def converted_members(
+    assignment: GroupAssignment, group: GroupSubscription, generation: int
+) -> dict[str, ConsumerGroupMember]:
+    """The consumer group's members right after an online upgrade of a classic group: every
+    member of ``assignment`` that is still in ``group`` is STABLE at the classic generation with
+    the partitions its Assignment gave it (Kafka's ``ConsumerGroup.fromClassicGroup``)."""
+    return {
+        member_id: ConsumerGroupMember(
+            generation,
+            generation,
+            ConsumerMemberState.STABLE,
+            dict.fromkeys(assignment.partitions_of(member_id), generation),
+            {},
+            frozenset(group.members[member_id].topics),
+        )
+        for member_id in assignment.assignments
+        if member_id in group.members
+    }
 
-    :param owned: member -> what it owns once every member reconciled (the target)
-    :param heartbeats: heartbeat rounds until the last partition reached its new owner
-    :param unowned_ms: partition -> how long it had no owner (only partitions that changed hands
-        or were new/unowned)
-    :param revoked: member -> partitions it revoked
-    """
 
-    owned: GroupAssignment
-    heartbeats: int
-    unowned_ms: Mapping[TopicPartition, int]
-    revoked: Mapping[str, tuple[TopicPartition, ...]]
-
-
-def reconcile(
+def predict_handover(
+    group: GroupSubscription,
+    members: Mapping[str, ConsumerGroupMember],
     owned: GroupAssignment,
     target: GroupAssignment,
-    heartbeat_interval_ms: int,
-    assignment_interval_ms: int = 0,
-) -> Reconciliation:
-    """Members converge on ``target`` from ``owned``.
-
-    Member ``i`` of ``n`` heartbeats at ``assignment_interval_ms + (k + i / n) *
-    heartbeat_interval_ms`` for ``k = 0, 1, ...`` (evenly staggered). At its first heartbeat a
-    member learns its target and revokes what it must give up; it acknowledges the revocation at
-    its next heartbeat, and from then the coordinator hands those partitions to their new owners
-    at *their* next heartbeat. A partition nobody owned goes to its new owner at once.
-    """
-    members = list(target.assignments)
-    phase = {m: i * heartbeat_interval_ms // max(len(members), 1) for i, m in enumerate(members)}
-    start = assignment_interval_ms
-
-    def heartbeat_from(member: str, moment: int) -> int:
-        """The first heartbeat of ``member`` at or after ``moment`` (none before ``start``)."""
-        first = start + phase[member]
-        if moment <= first:
-            return first
-        return first + -(-(moment - first) // heartbeat_interval_ms) * heartbeat_interval_ms
-
-    holder = {tp: m for m, a in owned.assignments.items() for tp in a.partitions}
-    revoked: dict[str, tuple[TopicPartition, ...]] = {}
-    unowned: dict[TopicPartition, int] = {}
-    for member, assignment in target.assignments.items():
-        for tp in assignment.partitions:
-            old = holder.get(tp)
-            if old == member:
-                continue
-            if old is None or old not in target.assignments:  # free already: new or departed
-                unowned[tp] = heartbeat_from(member, start)
-                continue
-            revoked_at = heartbeat_from(old, start)
-            acknowledged = revoked_at + heartbeat_interval_ms
-            revoked[old] = revoked.get(old, ()) + (tp,)
-            unowned[tp] = heartbeat_from(member, acknowledged) - revoked_at
-    done = max((heartbeat_from(m, start) for m in members), default=0)
-    for member, assignment in target.assignments.items():
-        for tp in assignment.partitions:
-            if tp in unowned and holder.get(tp) in target.assignments:
-                done = max(
-                    done,
-                    heartbeat_from(
-                        member, heartbeat_from(holder[tp], start) + heartbeat_interval_ms
-                    ),
-                )
-    heartbeats = -(-(done - start + 1) // heartbeat_interval_ms) if unowned else 0
-    return Reconciliation(target, heartbeats, unowned, revoked)
+    target_epoch: int,
+    behaviour: ClientBehaviour = JAVA_CLIENT,
+    start_ms: int = 0,
+    rejoining: frozenset[str] = frozenset(),
+) -> Convergence:
+    """How ``group``'s members, the coordinator holding ``members`` and their clients ``owned``,
+    reach ``target`` at ``target_epoch`` heartbeat by heartbeat
+    (:func:`assignframe.rebalance.convergence.converge`); members of ``group`` absent from
+    ``members`` join, and so do the ``rejoining`` ones (a static member back with a new client:
+    the coordinator keeps its state). Topics are named by themselves; the cluster's are the ones
+    that exist."""
+    joining = frozenset(m for m in group.members if m not in members or m in rejoining)
+    present = {
+        m: members.get(m) or ConsumerGroupMember.joining(group.members[m].topics)
+        for m in group.members
+    }
+    return converge(
+        present,
+        {m: frozenset(owned.partitions_of(m)) for m in group.members if m not in joining},
+        joining,
+        {m: frozenset(target.partitions_of(m)) for m in group.members},
+        target_epoch,
+        {t: t for t in group.cluster.partitions_per_topic},
+        behaviour,
+        start_ms,
+    )

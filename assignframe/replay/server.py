@@ -192,7 +192,7 @@ def open_scenarios(source: str | os.PathLike[str]) -> tuple[bool, IO[str]]:
     stream.seek(0)
     try:
         return is_server_scenario(json.loads(first)), stream
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # not this layout: its reader says why
         return False, stream
 
 
