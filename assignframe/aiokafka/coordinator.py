@@ -80,7 +80,9 @@ class AssignframeCoordinator(GroupCoordinator):
         assignors = list(kwargs.get("assignors", ()))
         self._ours = [a for a in assignors if isinstance(a, AiokafkaAssignor)]
         self._protocol = member_protocol(assignors)
-        for assignor in self._ours:  # one consumer, one protocol (Java's rule over all its assignors)
+        for (
+            assignor
+        ) in self._ours:  # one consumer, one protocol (Java's rule over all its assignors)
             assignor.bridge.protocol = self._protocol
         # What this member claims in the current join, and the assignment holding their state.
         self._kept: frozenset[ClientPartition] = frozenset()
@@ -108,7 +110,9 @@ class AssignframeCoordinator(GroupCoordinator):
         if not self.cooperative:
             await super()._on_join_prepare(previous_assignment)
             return
-        owned = frozenset(previous_assignment.tps) if previous_assignment is not None else frozenset()
+        owned = (
+            frozenset(previous_assignment.tps) if previous_assignment is not None else frozenset()
+        )
         state = MemberState(_model(owned), self.generation)
         kept = frozenset(
             _client(partitions_kept_at_join(state, self._subscription.topics, self._protocol))
@@ -120,7 +124,9 @@ class AssignframeCoordinator(GroupCoordinator):
         if given_up:
             # Lost, or topics dropped: hand out no records of them until the new assignment.
             self._subscription.begin_reassignment()
-            await self._call_listener("on_partitions_lost" if lost else "on_partitions_revoked", given_up)
+            await self._call_listener(
+                "on_partitions_lost" if lost else "on_partitions_revoked", given_up
+            )
         self._kept, self._kept_from = kept, previous_assignment
         self._joining = True
         await self._no_commit_in_flight.wait()  # none may be answered after the generation moves
@@ -132,15 +138,23 @@ class AssignframeCoordinator(GroupCoordinator):
         if isinstance(assignor, AiokafkaAssignor):
             assignor.expect_generation(generation)
         if not self.cooperative:
-            await super()._on_join_complete(generation, member_id, protocol, member_assignment_bytes)
+            await super()._on_join_complete(
+                generation, member_id, protocol, member_assignment_bytes
+            )
             return
         self._joining = False  # synced: the group is stable in the new generation
+        if not isinstance(assignor, AiokafkaAssignor):  # aiokafka asserts the same
+            raise aiokafka_errors.KafkaError(f"the group elected {protocol!r}, not offered here")
         received = wire.decode_member_assignment(bytes(member_assignment_bytes))
         assigned = frozenset(_client(received.partitions))
         subscription = self._subscription.subscription
         if any(tp.topic not in subscription.topics for tp in assigned):
             # Java's onJoinComplete: the subscription changed since the join; join again.
-            log.info("assignment %s does not match subscription %s; rejoining", assigned, subscription.topics)
+            log.info(
+                "assignment %s does not match subscription %s; rejoining",
+                assigned,
+                subscription.topics,
+            )
             self.request_rejoin()
             return
         revoked = frozenset(
@@ -161,9 +175,10 @@ class AssignframeCoordinator(GroupCoordinator):
             self.request_rejoin()  # KIP-429: the follow-up round hands them over
         await self._stop_commit_offsets_refresh_task()
         self.start_commit_offsets_refresh_task(subscription.assignment)
+        kept = sorted(self._kept & assigned)
         log.info(
             "group %s generation %s: kept %s, added %s, revoked %s",
-            self.group_id, generation, sorted(self._kept & assigned), sorted(added), sorted(revoked),
+            self.group_id, generation, kept, sorted(added), sorted(revoked),
         )  # fmt: skip
         self._kept, self._kept_from = assigned, None
         await self._call_listener("on_partitions_assigned", added)

@@ -70,7 +70,9 @@ def version_problem(text: str) -> str | None:
     version = aiokafka_version(text)
     if OLDEST_SUPPORTED <= version < FIRST_UNSUPPORTED:
         return None
-    oldest, first_unsupported = (".".join(map(str, v)) for v in (OLDEST_SUPPORTED, FIRST_UNSUPPORTED))
+    oldest, first_unsupported = (
+        ".".join(map(str, v)) for v in (OLDEST_SUPPORTED, FIRST_UNSUPPORTED)
+    )
     return (
         f"aiokafka {text} is not supported by assignframe.aiokafka: it runs on aiokafka "
         f">={oldest},<{first_unsupported} (pip install 'aiokafka>={oldest},<{first_unsupported}')"
