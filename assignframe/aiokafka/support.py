@@ -41,6 +41,7 @@ HOOK_POINTS: dict[str, dict[str, dict[str, tuple[str, ...] | None]]] = {
             "_on_join_complete": ("generation", "member_id", "protocol", "member_assignment_bytes"),
             "_perform_assignment": ("response",),
             "_maybe_do_last_autocommit": ("assignment",),
+            "commit_offsets": ("assignment", "offsets"),
             "_stop_commit_offsets_refresh_task": (),
             "start_commit_offsets_refresh_task": ("assignment",),
             "_lookup_assignor": ("name",),
