@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import wire
+from .classic import wire
 from .errors import CodecError, MalformedSnapshot
 from .metrics import RoundMetrics, round_metrics
 from .model import (
@@ -37,10 +37,10 @@ from .model import (
 
 __all__ = [
     "GROUP_TYPES",
-    "SNAPSHOT_SCHEMA",
     "GroupSnapshot",
     "MalformedSnapshot",
     "MemberWire",
+    "SNAPSHOT_SCHEMA",
     "WireMember",
     "read_snapshot",
     "snapshot_from_wire",

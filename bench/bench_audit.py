@@ -29,7 +29,7 @@ import psutil
 from assignframe.audit import AuditOptions, run_audit, write_fleet
 from assignframe.audit.group import audit_chunk
 from assignframe.audit.reader import InputReader
-from assignframe.audit.replay import AuditContext
+from assignframe.audit.rerun import AuditContext
 
 ENGINES = {
     "local1": ("local", {"processes": 1}, 1),

@@ -4,9 +4,9 @@ generation (KIP-792), while a member that kept its membership claims what it own
 
 from __future__ import annotations
 
-from assignframe import wire
-from assignframe._bridge import ConsumerBridge
+from assignframe.classic import wire
 from assignframe.model import MemberAssignment, RebalanceProtocol, TopicPartition
+from assignframe.rebalance.bridge import ConsumerBridge
 
 OWNED = (TopicPartition("t", 0), TopicPartition("t", 2))
 

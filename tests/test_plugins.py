@@ -52,7 +52,7 @@ def plugin_for(*classes: type[Strategy]) -> object:
 
 def test_importing_assignframe_loads_no_plugin():
     code = (
-        "import sys, assignframe, assignframe.cli, assignframe.runner; "
+        "import sys, assignframe, assignframe.cli, assignframe.rebalance.runner; "
         "print([m for m in sys.modules if m.startswith('assignframe_') and m != 'assignframe_codec'"
         " and not m.startswith('assignframe_codec.')])"
     )
@@ -233,7 +233,7 @@ def test_concurrent_first_use_sees_every_installed_strategy(monkeypatch):
 
     from core_strategies import STRATEGIES_PLUGIN
 
-    from assignframe import plugins as plugins_module
+    from assignframe.plugins import manager as plugins_module
 
     entry_point = importlib.metadata.EntryPoint(
         "test-strategies", "core_strategies:STRATEGIES_PLUGIN", "assignframe"

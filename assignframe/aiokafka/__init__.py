@@ -31,8 +31,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._bridge import ConsumerBridge, rebalance_protocol_of, strategies_for
-from ..plugins import PluginManager, get_plugin_manager
+from ..plugins.manager import PluginManager, get_plugin_manager
+from ..rebalance.bridge import ConsumerBridge, rebalance_protocol_of, strategies_for
 from .assignor import AiokafkaAssignor
 from .support import FIRST_UNSUPPORTED, OLDEST_SUPPORTED, require_supported_aiokafka
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .. import wire
-from .._bridge import ConsumerBridge, JoinedMember, partition_counts
+from ..classic import wire
 from ..model import Cluster, MemberState
+from ..rebalance.bridge import ConsumerBridge, JoinedMember, partition_counts
 
 __all__ = ["AiokafkaAssignor"]
 

@@ -17,7 +17,7 @@ the other internals they use, are listed in :data:`.support.HOOK_POINTS` and doc
   partitions, generation, rack, static id), not aiokafka's v0-only decoding of it.
 
 Which protocol a member runs, what it keeps at join and what it revokes at sync are
-:mod:`assignframe.protocol`'s rules (via the bridge), as for every other client.
+:mod:`assignframe.classic.protocol`'s rules (via the bridge), as for every other client.
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ import aiokafka.errors as aiokafka_errors
 from aiokafka.consumer.group_coordinator import GroupCoordinator
 from aiokafka.structs import TopicPartition as ClientPartition
 
-from .. import wire
-from .._bridge import rebalance_protocol_of
+from ..classic import wire
+from ..classic.protocol import partitions_kept_at_join, revoked_at_sync
 from ..model import MemberState, RebalanceProtocol, TopicPartition
-from ..protocol import partitions_kept_at_join, revoked_at_sync
+from ..rebalance.bridge import rebalance_protocol_of
 from .assignor import AiokafkaAssignor
 
 __all__ = ["AssignframeCoordinator", "install", "member_protocol"]
@@ -48,7 +48,8 @@ _NO_MEMBER_ID = ""
 
 def member_protocol(assignors: Iterable[Any]) -> RebalanceProtocol:
     """The rebalance protocol of a consumer offering ``assignors`` (Java's rule,
-    :func:`assignframe._bridge.rebalance_protocol_of`); aiokafka's own assignors are EAGER only."""
+    :func:`assignframe.rebalance.bridge.rebalance_protocol_of`); aiokafka's own assignors are
+    EAGER only."""
     assignors = list(assignors)
     if not assignors or not all(isinstance(a, AiokafkaAssignor) for a in assignors):
         return RebalanceProtocol.EAGER

@@ -10,7 +10,7 @@ from ..model import GroupAssignment
 from ..snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
 from .migration import SERVER_STRATEGIES, migration_section
 from .recommend import recommend
-from .replay import AuditContext, StrategyOutcome, quiet_strategy_logs, replay_strategy
+from .rerun import AuditContext, StrategyOutcome, quiet_strategy_logs, replay_strategy
 from .rows import current_metrics, group_rows
 
 __all__ = ["ChunkResult", "audit_chunk", "audit_group", "group_detail", "snapshot_view"]

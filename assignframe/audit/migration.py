@@ -8,22 +8,23 @@
   movement, balance and validity predicted under ``uniform`` and ``range`` against what the
   group's current strategy assigned.
 
-The rules are :mod:`assignframe.consumer_group`'s; this module only applies them to a snapshot.
+The rules are :mod:`assignframe.rebalance.consumer_group`'s; this module only applies them to a
+snapshot.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..consumer_group import (
+from ..metrics import metrics_record
+from ..model import GroupAssignment
+from ..plugins.manager import PluginManager
+from ..rebalance.consumer_group import (
     DEFAULT_SERVER_ASSIGNORS,
     choose_server_assignor,
     target_assignment,
     upgrade_refusal,
 )
-from ..metrics import metrics_record
-from ..model import GroupAssignment
-from ..plugins import PluginManager
 from ..server_assignor import server_name
 from ..snapshot import GroupSnapshot
 

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .replay import StrategyOutcome
+from .rerun import StrategyOutcome
 
 __all__ = ["CRITERIA", "Recommendation", "recommend"]
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..snapshot import GroupSnapshot, snapshot_metrics
 from .recommend import Recommendation
-from .replay import StrategyOutcome
+from .rerun import StrategyOutcome
 
 __all__ = ["COLUMNS", "badness", "current_metrics", "group_rows"]
 

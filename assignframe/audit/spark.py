@@ -26,7 +26,7 @@ from .group import audit_group
 from .options import AuditOptions
 from .output import write_json
 from .reader import input_format, superseded_rows
-from .replay import AuditContext
+from .rerun import AuditContext
 from .rows import COLUMNS
 from .summary import GROUP_SUMS, STRATEGY_SUMS, Aggregates, summary_document
 

@@ -8,8 +8,8 @@ from typing import IO, Any
 
 from rich.table import Table
 
-from ..plugins import PluginManager
-from ..server_replay import ServerReplay, read_server_scenarios, replay_server_scenario
+from ..plugins.manager import PluginManager
+from ..replay.server import ServerReplay, read_server_scenarios, replay_server_scenario
 from ._common import console, print_json
 
 __all__ = ["run_server"]

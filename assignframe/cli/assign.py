@@ -6,9 +6,9 @@ import argparse
 
 from rich.table import Table
 
-from ..groupfile import group_subscription, read_group_file
 from ..metrics import round_metrics
-from ..plugins import get_plugin_manager
+from ..plugins.manager import get_plugin_manager
+from ..replay.groupfile import group_subscription, read_group_file
 from ._common import (
     CommandLineError,
     add_command,

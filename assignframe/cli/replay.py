@@ -1,7 +1,7 @@
 """``assignframe replay FILE``: play recorded scenarios (golden ``assign.jsonl`` format).
 
 KIP-848 server-assignor scenarios (``golden/kip848/assign.jsonl``) are detected and replayed by
-:mod:`assignframe.server_replay`; everything else goes through the group runner.
+:mod:`assignframe.replay.server`; everything else goes through the group runner.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn
 from rich.table import Table
 
-from ..plugins import PluginManager, get_plugin_manager
-from ..replay import Replay, replay_scenario
-from ..runner import DEFAULT_MAX_FOLLOWUPS
-from ..scenario import read_scenarios
-from ..server_replay import open_scenarios
+from ..plugins.manager import PluginManager, get_plugin_manager
+from ..rebalance.runner import DEFAULT_MAX_FOLLOWUPS
+from ..replay.classic import Replay, replay_scenario
+from ..replay.scenario import read_scenarios
+from ..replay.server import open_scenarios
 from ._common import (
     CommandLineError,
     add_command,

@@ -1,6 +1,6 @@
 """The consumer protocol (KIP-848) in a simulation run, and the migration between protocols.
 
-The broker's rules live in :mod:`assignframe.consumer_group`; this module keeps one run's
+The broker's rules live in :mod:`assignframe.rebalance.consumer_group`; this module keeps one run's
 consumer-group state (group epoch, targets) and turns a step into the simulator's record:
 
 * the first consumer-protocol member converts a classic group online: every member keeps what it
@@ -22,18 +22,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..consumer_group import (
+from ..metrics import metrics_record
+from ..model import Cluster, GroupAssignment, GroupSubscription
+from ..plugins.manager import PluginManager
+from ..rebalance.consumer_group import (
     DEFAULT_SERVER_ASSIGNORS,
     chained_target,
     choose_server_assignor,
     reconcile,
     upgrade_refusal,
 )
-from ..metrics import metrics_record
-from ..model import Cluster, GroupAssignment, GroupSubscription
-from ..plugins import PluginManager
+from ..rebalance.server_chain import Current
 from ..server_assignor import server_name
-from ..server_chain import Current
 from .group import GroupState
 from .scenario import Scenario
 

@@ -8,7 +8,7 @@ import assignframe_codec as codec
 from audit_snapshots import snapshot_row
 
 from assignframe.audit.group import audit_group
-from assignframe.audit.replay import AuditContext
+from assignframe.audit.rerun import AuditContext
 from assignframe.report import render_report
 from assignframe.report.groups import group_card
 from assignframe.report.page import ReportPage

@@ -19,7 +19,7 @@ from assignframe import (
     TopicPartition,
 )
 from assignframe.metrics import validate_assignment
-from assignframe.runner import RoundResult
+from assignframe.rebalance.runner import RoundResult
 from assignframe.testing import shared_path
 
 STICKY_NAMES = ("sticky", "cooperative-sticky")

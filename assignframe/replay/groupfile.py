@@ -25,11 +25,13 @@ from typing import Any
 
 import yaml
 
-from .errors import ScenarioError
-from .model import GroupSubscription, Member, TopicPartition
-from .plugins import PluginManager
+from ..classic.protocol import UserDataReader
+from ..classic.wire import WIRE_VERSION
+from ..errors import ScenarioError
+from ..model import GroupSubscription, Member, TopicPartition
+from ..plugins.manager import PluginManager
+from ..strategy import Strategy
 from .scenario import cluster_of, lags_of
-from .strategy import Strategy
 
 __all__ = ["GroupFile", "group_subscription", "read_group_file"]
 
@@ -121,8 +123,9 @@ def group_subscription(
 ) -> GroupSubscription:
     """The GroupSubscription a group file describes; user data is decoded through ``pm``."""
     document = group_file.document
+    read = UserDataReader(pm, strategy, f"group file {group_file.source}")
     members = {
-        member_id: _member(member_id, spec, strategy, pm, group_file.source)
+        member_id: _member(member_id, spec, read, group_file.source)
         for member_id, spec in document["members"].items()
     }
     return GroupSubscription(
@@ -135,13 +138,16 @@ def group_subscription(
 
 
 def _member(
-    member_id: str, spec: Mapping[str, Any], strategy: Strategy, pm: PluginManager, source: str
+    member_id: str, spec: Mapping[str, Any], read: UserDataReader, source: str
 ) -> Member:
+    """One member as the leader reads it: user data the strategy cannot read counts as none,
+    with one warning (the leader's rule, :class:`~assignframe.classic.protocol.UserDataReader`)."""
     user_data_hex = spec.get("user_data_hex")
     try:
-        user_data = None if user_data_hex is None else bytes.fromhex(user_data_hex)
+        sent = None if user_data_hex is None else bytes.fromhex(user_data_hex)
     except (TypeError, ValueError) as exc:
         raise ScenarioError(f"{source}: members.{member_id}.user_data_hex: not hex") from exc
+    user_data, decoded = read(member_id, sent, WIRE_VERSION)
     return Member(
         member_id=member_id,
         topics=tuple(spec["topics"]),
@@ -150,5 +156,5 @@ def _member(
         group_instance_id=spec.get("group_instance_id"),
         rack=spec.get("rack"),
         user_data=user_data,
-        decoded_user_data=pm.decode_user_data(strategy, member_id, user_data, 3),
+        decoded_user_data=decoded,
     )

@@ -9,7 +9,7 @@ A round's topic map is the last one given (a round carries ``topics`` only when 
 
 :func:`server_rounds` turns a scenario into :class:`ServerRound` inputs; :func:`chained_rounds`
 feeds them with the assignor's own previous results instead (the coordinator's record round trip
-is :mod:`assignframe.server_chain`);
+is :mod:`assignframe.rebalance.server_chain`);
 :func:`replay_server_scenario` runs an assignor on each and says, per round, whether the result
 equals Java's and what in it breaks the assignor's contract (:func:`contract_violations`: Java
 really returns such results; the replay reproduces them and says so).
@@ -27,10 +27,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
-from .errors import ScenarioError
-from .javaorder import Uuid, java_string_key
-from .metrics import balance_score
-from .server_assignor import (
+from ..errors import ScenarioError
+from ..javaorder import Uuid, java_string_key
+from ..metrics import balance_score
+from ..rebalance.server_chain import Current, target_after
+from ..server_assignor import (
     SHARE_GROUP,
     ServerAssignment,
     ServerAssignor,
@@ -38,13 +39,12 @@ from .server_assignor import (
     ServerMember,
     ServerTopic,
 )
-from .server_chain import Current, target_after
 
 __all__ = [
     "ServerReplay",
-    "chained_rounds",
     "ServerRound",
     "ServerRoundResult",
+    "chained_rounds",
     "contract_violations",
     "is_server_scenario",
     "open_scenarios",

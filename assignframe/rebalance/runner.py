@@ -20,8 +20,8 @@ described in ``shared/golden/README.md``:
    A COOPERATIVE consumer that lost partitions it owned rejoins, so :meth:`GroupRunner.rebalance`
    plays follow-up rounds until nobody has to (bounded by ``max_followups``).
 
-Every rule of the group protocol in these steps is :mod:`assignframe.protocol`'s, the module the
-consumer bridge inside real consumers calls too.
+Every rule of the group protocol in these steps is :mod:`assignframe.classic.protocol`'s, the
+module the consumer bridge inside real consumers calls too.
 
 Per round the work is the codec's encode/decode plus the strategy; metrics are computed only when
 :attr:`RoundResult.metrics` is read. A runner made with ``wire=False`` (the fleet audit's
@@ -40,24 +40,11 @@ import dataclasses
 import functools
 import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from . import wire
-from .metrics import RoundMetrics, round_metrics
-from .model import (
-    Cluster,
-    GroupAssignment,
-    GroupSubscription,
-    Member,
-    MemberAssignment,
-    MemberState,
-    RebalanceProtocol,
-    SubscriptionMetadata,
-    TopicPartition,
-)
-from .plugins import PluginManager, get_plugin_manager
-from .protocol import (
+from ..classic import wire
+from ..classic.protocol import (
     UserDataReader,
     check_cooperative_handover,
     claimed_state,
@@ -69,7 +56,20 @@ from .protocol import (
     state_at_join,
     subscription_bytes,
 )
-from .strategy import Strategy
+from ..model import (
+    Cluster,
+    GroupAssignment,
+    GroupSubscription,
+    Member,
+    MemberAssignment,
+    MemberState,
+    RebalanceProtocol,
+    SubscriptionMetadata,
+    TopicPartition,
+)
+from ..plugins.manager import PluginManager, get_plugin_manager
+from ..strategy import Strategy
+from .rounds import Consumer, Rebalance, RoundResult
 
 __all__ = ["Consumer", "DEFAULT_MAX_FOLLOWUPS", "GroupRunner", "Rebalance", "RoundResult"]
 
@@ -79,108 +79,6 @@ DEFAULT_MAX_FOLLOWUPS = 10
 # The codec's functions are pure and their results frozen, so equal bytes are decoded once
 # (bounded: memory stays flat over a fleet): follow-up rounds resend most assignments.
 _decode_member_assignment = functools.lru_cache(2048)(wire.decode_member_assignment)
-
-
-@dataclass(frozen=True)
-class Consumer:
-    """One consumer joining a round.
-
-    :param member_id: its member id (state is kept per member id; an unknown id is a new consumer)
-    :param topics: the topics it subscribes to
-    :param strategies: strategy names it offers, most preferred first; empty = the runner's default
-    :param rack: its ``client.rack``, or None
-    :param group_instance_id: its static membership id (KIP-345), or None
-    :param subscription: crafted JoinGroup metadata bytes sent verbatim instead of building them
-    :param options: this consumer's own strategy options, over the runner's (a real consumer
-        configured with ``replicas=2``): its strategy instance builds its subscription, keeps its
-        state and, when it leads, assigns
-    """
-
-    member_id: str
-    topics: tuple[str, ...]
-    strategies: tuple[str, ...] = ()
-    rack: str | None = None
-    group_instance_id: str | None = None
-    subscription: bytes | None = None
-    options: Mapping[str, Any] = field(default_factory=dict, hash=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "topics", tuple(self.topics))
-        object.__setattr__(self, "strategies", tuple(self.strategies))
-        object.__setattr__(self, "options", dict(self.options))
-
-
-@dataclass(frozen=True)
-class RoundResult:
-    """Everything one round produced.
-
-    :param index: position of this round in the runner's life (0 = first)
-    :param generation: the generation the round created
-    :param followup: True if the runner added the round because cooperative members rejoined
-    :param protocol: the strategy name the group ran
-    :param subscriptions: member_id -> the JoinGroup metadata bytes it sent
-    :param assignment_bytes: member_id -> the SyncGroup assignment bytes it received
-    :param group: what the leader handed the strategy
-    :param assignment: what the strategy returned
-    :param revoked: member_id -> partitions a COOPERATIVE member owned but lost (members that
-        must rejoin; members that lost nothing are absent, as in the golden files)
-    :param owners_per_partition: how many members the strategy gives each partition (for metrics)
-    :param previous: the previous round's assignment, if any (for kept/moved metrics)
-    :param rebalance_protocol: the leader's rebalance protocol this round (COOPERATIVE rounds may
-        withhold partitions whose owner must release them first; see :mod:`assignframe.metrics`)
-    """
-
-    index: int
-    generation: int
-    followup: bool
-    protocol: str
-    subscriptions: Mapping[str, bytes]
-    assignment_bytes: Mapping[str, bytes]
-    group: GroupSubscription
-    assignment: GroupAssignment
-    revoked: Mapping[str, tuple[TopicPartition, ...]]
-    owners_per_partition: int = 1
-    previous: GroupAssignment | None = field(default=None, repr=False, compare=False)
-    rebalance_protocol: RebalanceProtocol = RebalanceProtocol.EAGER
-
-    @functools.cached_property
-    def metrics(self) -> RoundMetrics:
-        """Balance, movement, lag and validity of this round (computed on first access)."""
-        return round_metrics(
-            self.group,
-            self.assignment,
-            self.previous,
-            self.owners_per_partition,
-            cooperative=self.rebalance_protocol is RebalanceProtocol.COOPERATIVE,
-        )
-
-    @property
-    def rejoining(self) -> tuple[str, ...]:
-        """Members that must rejoin (cooperative revocations), sorted."""
-        return tuple(sorted(self.revoked))
-
-    def result_pairs(self) -> dict[str, list[list[Any]]]:
-        """member_id -> ``[[topic, partition], ...]`` in assignment order (golden ``result``)."""
-        return {
-            member_id: [[tp.topic, tp.partition] for tp in assignment.partitions]
-            for member_id, assignment in self.assignment.assignments.items()
-        }
-
-
-@dataclass(frozen=True)
-class Rebalance:
-    """One rebalance: the round that started it and the follow-ups the runner added."""
-
-    rounds: tuple[RoundResult, ...]
-    settled: bool
-
-    @property
-    def first(self) -> RoundResult:
-        return self.rounds[0]
-
-    @property
-    def final(self) -> RoundResult:
-        return self.rounds[-1]
 
 
 class GroupRunner:
@@ -228,6 +126,7 @@ class GroupRunner:
         self._generation = 0
         self._rounds_played = 0
         self._last_assignment: GroupAssignment | None = None
+        self._rebalance_start: GroupAssignment | None = None
 
     @property
     def generation(self) -> int:
@@ -307,6 +206,8 @@ class GroupRunner:
         :param generation: the generation to create (default: the last one + 1); must grow
         """
         joining = _unique(consumers)
+        if not followup:  # a rebalance's movement counts across its follow-up rounds
+            self._rebalance_start = self._last_assignment
         self.cluster = cluster or self.cluster
         new_generation = self._next_generation(generation)
         protocol_name, strategy = self._elect(joining)
@@ -335,7 +236,7 @@ class GroupRunner:
             assignment=assignment,
             revoked=self._sync(joins, assignment, assignment_bytes, new_generation),
             owners_per_partition=leader.strategy.owners_per_partition(group),
-            previous=self._last_assignment,
+            previous=self._rebalance_start,
             rebalance_protocol=leader_protocol,
         )
         self._generation, self._last_assignment = new_generation, assignment

@@ -25,10 +25,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .javaorder import Uuid
-from .model import GroupAssignment, GroupSubscription, MemberAssignment, TopicPartition
-from .plugins import PluginManager
-from .server_assignor import ServerAssignor, ServerGroupSpec, ServerMember, ServerTopic
+from ..javaorder import Uuid
+from ..model import GroupAssignment, GroupSubscription, MemberAssignment, TopicPartition
+from ..plugins.manager import PluginManager
+from ..server_assignor import ServerAssignor, ServerGroupSpec, ServerMember, ServerTopic
 from .server_chain import Current, target_after
 
 __all__ = [
@@ -121,8 +121,8 @@ def chained_target(
     """:func:`target_assignment`, chained as the coordinator chains it: each member's
     ``current`` is ``currents[member]`` (the map the previous target was read back as, in Java's
     iteration order, which decides tie-breaks) when known, and the returned currents are this
-    round's (:func:`assignframe.server_chain.target_after`). An assignor that does not model
-    Java's result order is run plainly and its currents are built from its result."""
+    round's (:func:`assignframe.rebalance.server_chain.target_after`). An assignor that does not
+    model Java's result order is run plainly and its currents are built from its result."""
     server: ServerAssignor = pm.server_assignor(assignor)
     spec = _spec(group, previous, currents or {})
     result = server.assign_in_java_order(spec) or server.assign(spec)

@@ -12,7 +12,7 @@ from typing import Any
 
 import assignframe_codec as codec
 
-from .model import Member, MemberAssignment, SubscriptionMetadata, TopicPartition
+from ..model import Member, MemberAssignment, SubscriptionMetadata, TopicPartition
 
 __all__ = [
     "WIRE_VERSION",

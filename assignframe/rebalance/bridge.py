@@ -3,8 +3,8 @@
 One :class:`ConsumerBridge` serves one strategy inside one consumer: a thin translation between
 what a client hands an assignor and the core model. Every rule of the group protocol (the
 member's rebalance protocol, what it keeps when it joins, how the leader reads subscriptions and
-user data, the cooperative hand-over check) is :mod:`assignframe.protocol`'s, the module the
-runner plays too; bytes go through :mod:`assignframe.wire`. Nothing here imports a Kafka
+user data, the cooperative hand-over check) is :mod:`assignframe.classic.protocol`'s, the module the
+runner plays too; bytes go through :mod:`assignframe.classic.wire`. Nothing here imports a Kafka
 client: the adapter modules translate their client's objects into :class:`JoinedMember` and
 :class:`~assignframe.model.Cluster` and back.
 """
@@ -15,10 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import wire
-from .model import Cluster, GroupSubscription, MemberState, RebalanceProtocol
-from .plugins import PluginManager
-from .protocol import (
+from ..classic import wire
+from ..classic.protocol import (
     UserDataReader,
     check_cooperative_handover,
     leader_member,
@@ -26,7 +24,9 @@ from .protocol import (
     state_at_join,
     subscription_bytes,
 )
-from .strategy import Strategy
+from ..model import Cluster, GroupSubscription, MemberState, RebalanceProtocol
+from ..plugins.manager import PluginManager
+from ..strategy import Strategy
 
 __all__ = [
     "ConsumerBridge",
@@ -74,7 +74,7 @@ def strategies_for(
 
 def rebalance_protocol_of(strategies: Iterable[Strategy]) -> RebalanceProtocol:
     """The rebalance protocol a consumer offering ``strategies`` runs
-    (:func:`assignframe.protocol.member_rebalance_protocol`).
+    (:func:`assignframe.classic.protocol.member_rebalance_protocol`).
 
     :raises InconsistentGroupProtocolError: the strategies share no protocol
     """
@@ -166,7 +166,7 @@ class ConsumerBridge:
 
         :raises InvalidAssignmentError: under COOPERATIVE, a partition would be added to one
             member while another gives it up in the same round
-            (:func:`assignframe.protocol.check_cooperative_handover`)
+            (:func:`assignframe.classic.protocol.check_cooperative_handover`)
         """
         group = self.group_subscription(members, cluster)
         assignment = self.plugins.assign(self.strategy, group)

@@ -18,8 +18,8 @@ from typing import IO, Any
 
 import yaml
 
-from .errors import ScenarioError
-from .model import Cluster, TopicPartition
+from ..errors import ScenarioError
+from ..model import Cluster, TopicPartition
 
 __all__ = [
     "cluster_of",

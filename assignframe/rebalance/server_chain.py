@@ -8,7 +8,7 @@ current object. That map is the member's ``current`` in the next call, and its i
 decides Java's tie-breaks there (see ``shared/golden/kip848/README.md``, "How rounds chain").
 
 :func:`target_after` is that round trip. The consumer-group model chains its targets with it, and
-:func:`assignframe.server_replay.chained_rounds` feeds a scenario's rounds with the assignor's own
+:func:`assignframe.replay.server.chained_rounds` feeds a scenario's rounds with the assignor's own
 results instead of the recorded ``current``.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .javaorder import JavaHashMap, JavaHashSet, Uuid, java_int_hash
+from ..javaorder import JavaHashMap, JavaHashSet, Uuid, java_int_hash
 
 __all__ = ["Current", "from_record", "target_after"]
 

@@ -14,11 +14,12 @@ own.
 2. plays the *replay* rebalance (next generation) through the runner, where S assigns for
    real; cooperative follow-up rounds are played when members must revoke. Every hook of S runs;
    the codec round trips whose result is known without them are skipped (``wire=False``, see
-   :mod:`assignframe.runner`; tests/audit/test_wire_equivalence.py holds the two modes equal).
+   :mod:`assignframe.rebalance.runner`; tests/audit/test_wire_equivalence.py holds the two modes
+   equal).
 
 Each replayed member runs with the options it advertised in its captured user data when S is the
-strategy the group ran (``redundant``'s ``replicas``: :mod:`assignframe.preferences`); when they
-cannot be known, the outcome's ``note`` says so.
+strategy the group ran (``redundant``'s ``replicas``: :mod:`assignframe.rebalance.preferences`);
+when they cannot be known, the outcome's ``note`` says so.
 
 Metrics compare the replayed assignment with the current one (kept/moved).
 """
@@ -34,9 +35,9 @@ from typing import Any
 
 from ..metrics import metrics_record
 from ..model import GroupAssignment
-from ..plugins import PluginManager
-from ..preferences import member_preferences
-from ..runner import Consumer, GroupRunner
+from ..plugins.manager import PluginManager
+from ..rebalance.preferences import member_preferences
+from ..rebalance.runner import Consumer, GroupRunner
 from ..server_assignor import SERVER_PREFIX
 from ..snapshot import GroupSnapshot
 from ..strategy import Strategy

@@ -1,8 +1,8 @@
 """The classic consumer-group protocol, once: every rule the runner and the consumer bridge share.
 
 The runner (replay, simulate, audit) plays these rules for a whole group; the consumer bridge
-(:mod:`assignframe._bridge`, inside real kafka-python and aiokafka consumers) plays them for one
-member. Both call this module, so what the tools predict is what real consumers do:
+(:mod:`assignframe.rebalance.bridge`, inside real kafka-python and aiokafka consumers) plays them
+for one member. Both call this module, so what the tools predict is what real consumers do:
 
 * **group protocol election** (the coordinator's ``ClassicGroup.selectProtocol``): the candidates
   are the strategies every member offers; each member votes for the first candidate in its own
@@ -20,7 +20,8 @@ member. Both call this module, so what the tools predict is what real consumers 
   gives up may not be added to another member in the same round; it must be revoked first and
   assigned in the follow-up round its owner's rejoin causes. (Java skips this check for its own
   cooperative-sticky assignor, which weighs claims by generation itself; we check every strategy.)
-* **a member's subscription on the wire**: encoded and decoded through :mod:`assignframe.wire`
+* **a member's subscription on the wire**: encoded and decoded through
+:mod:`assignframe.classic.wire`
   (the codec); user data through the strategy's ``decode_user_data`` hook. User data the strategy
   cannot read (another strategy's, a damaged one) counts as none, so that member has no prior
   ownership for this strategy, as Java's sticky assignors treat unparsable user data; one logged
@@ -35,10 +36,9 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from . import wire
-from .errors import InconsistentGroupProtocolError, InvalidAssignmentError, UserDataError
-from .javaorder import java_hash_order
-from .model import (
+from ..errors import InconsistentGroupProtocolError, InvalidAssignmentError, UserDataError
+from ..javaorder import java_hash_order
+from ..model import (
     GroupAssignment,
     GroupSubscription,
     Member,
@@ -47,7 +47,8 @@ from .model import (
     SubscriptionMetadata,
     TopicPartition,
 )
-from .strategy import Strategy
+from ..strategy import Strategy
+from . import wire
 
 __all__ = [
     "UserDataReader",

@@ -2,7 +2,7 @@
 
 The generation's typed snapshot (:mod:`.snapshots`) gives the leader's input; the core's plugin
 manager runs the strategy as a leader would: each member's user data through the strategy's
-:class:`~assignframe.protocol.UserDataReader`, then ``assign`` (checked).
+:class:`~assignframe.classic.protocol.UserDataReader`, then ``assign`` (checked).
 
 The captured user data is the elected strategy's. Replaying that same strategy, it is read as
 the leader read it (a member's own options, e.g. ``redundant``'s ``replicas``, included); a
@@ -11,7 +11,7 @@ When the capture does not show the elected strategy, the bytes are read as the r
 Replaying another strategy, what the members would have sent *it* was never captured: every
 member counts as having sent none for it, with one warning per member that sent user data (and,
 for a strategy whose members advertise options in user data, one saying those are unknown:
-:mod:`assignframe.preferences`).
+:mod:`assignframe.rebalance.preferences`).
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..classic.protocol import UserDataReader
 from ..errors import AssignframeError
 from ..model import GroupSubscription, Member
-from ..plugins import PluginManager, get_plugin_manager
-from ..preferences import member_preferences
-from ..protocol import UserDataReader
+from ..plugins.manager import PluginManager, get_plugin_manager
+from ..rebalance.preferences import member_preferences
 from ..strategy import Strategy
 from .snapshots import group_snapshot
 from .timeline import Snapshot

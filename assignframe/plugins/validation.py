@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .model import GroupAssignment, GroupSubscription, MemberAssignment, TopicPartition
+from ..model import GroupAssignment, GroupSubscription, MemberAssignment, TopicPartition
 
 __all__ = ["check_group_assignment"]
 

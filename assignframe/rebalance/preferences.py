@@ -9,7 +9,7 @@ other strategy, or when a member's bytes do not read, the member's options are u
 
 Only options travel this way. State in user data (sticky's previous assignment) was sent
 *before* the captured generation's assignment; replays rebuild it from the current assignment
-(:meth:`assignframe.runner.GroupRunner.adopt`), never from these bytes.
+(:meth:`assignframe.rebalance.runner.GroupRunner.adopt`), never from these bytes.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import UserDataError
-from .model import Member
+from ..errors import UserDataError
+from ..model import Member
 
 if TYPE_CHECKING:
-    from .plugins import PluginManager
-    from .strategy import Strategy
+    from ..plugins.manager import PluginManager
+    from ..strategy import Strategy
 
 __all__ = ["MemberPreferences", "member_preferences"]
 

@@ -25,10 +25,9 @@ from typing import Any
 
 import pluggy
 
-from . import defaults, hookspecs
-from .errors import AssignframeError, PluginError, StrategyResultError, UserDataError
-from .hookcall import HookCalls, HookManager
-from .model import (
+from .. import hookspecs
+from ..errors import AssignframeError, PluginError, StrategyResultError, UserDataError
+from ..model import (
     Cluster,
     GroupAssignment,
     GroupSubscription,
@@ -38,9 +37,11 @@ from .model import (
     SubscriptionMetadata,
     TopicPartition,
 )
-from .registry import PluginSource, StrategyRegistry
-from .server_assignor import ServerAssignor
-from .strategy import Strategy
+from ..registry import PluginSource, StrategyRegistry
+from ..server_assignor import ServerAssignor
+from ..strategy import Strategy
+from . import defaults
+from .hookcall import HookCalls, HookManager
 from .validation import check_group_assignment
 
 __all__ = [
@@ -55,7 +56,7 @@ __all__ = [
 
 DISABLE_ENV = "ASSIGNFRAME_DISABLE_PLUGINS"
 TRACE_ENV = "ASSIGNFRAME_TRACE_PLUGINS"
-_DEFAULTS_NAME = "assignframe.defaults"
+_DEFAULTS_NAME = "assignframe.plugins.defaults"
 
 
 @dataclass(frozen=True)
@@ -393,7 +394,8 @@ class PluginManager:
         return dict(lags)
 
     def _call(self, name: str, **kwargs: Any) -> Any:
-        """Call hook ``name`` (see :mod:`assignframe.hookcall` for when that skips pluggy)."""
+        """Call hook ``name`` (see :mod:`assignframe.plugins.hookcall` for when that skips
+        pluggy)."""
         return self._calls.call(name, kwargs)
 
     def _expect(self, expected: type, value: Any, strategy: Strategy, hook_name: str) -> Any:

@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import ScenarioError
-from .plugins import PluginManager
-from .runner import DEFAULT_MAX_FOLLOWUPS, Consumer, GroupRunner, Rebalance, RoundResult
+from ..errors import ScenarioError
+from ..plugins.manager import PluginManager
+from ..rebalance.runner import DEFAULT_MAX_FOLLOWUPS, Consumer, GroupRunner, Rebalance, RoundResult
 from .scenario import cluster_of, lags_of, validate_scenario
 
 __all__ = ["Replay", "ReplayStep", "replay_scenario"]

@@ -2,17 +2,16 @@
 
 Registered ``trylast`` by the plugin manager, so any plugin implementing one of these hooks runs
 first and may return None to fall through to these. What a member keeps when it joins is the group
-protocol's rule (:func:`assignframe.protocol.partitions_kept_at_join`).
+protocol's rule (:func:`assignframe.classic.protocol.partitions_kept_at_join`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import pluggy
-
-from .hookspecs import PROJECT_NAME
-from .model import (
+from ..classic.protocol import partitions_kept_at_join
+from ..hookspecs import hookimpl as _hookimpl
+from ..model import (
     GroupAssignment,
     GroupSubscription,
     MemberAssignment,
@@ -20,8 +19,7 @@ from .model import (
     RebalanceProtocol,
     SubscriptionMetadata,
 )
-from .protocol import partitions_kept_at_join
-from .strategy import Strategy
+from ..strategy import Strategy
 
 __all__ = [
     "assign",
@@ -31,7 +29,6 @@ __all__ = [
 ]
 
 # Same marker as ``assignframe.hookimpl``; built here to avoid importing the package root.
-_hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 
 @_hookimpl(trylast=True)
