@@ -42,6 +42,7 @@ __all__ = ["AssignframeCoordinator", "install", "member_protocol"]
 
 log = logging.getLogger(__name__)
 
+# What aiokafka's reset_generation() leaves: a member fenced out of the group, or never in it.
 _NO_GENERATION = -1
 _NO_MEMBER_ID = ""
 
