@@ -65,6 +65,7 @@ _DEFAULT_HOOK_METHODS = {
     "decode_user_data": "decode_user_data",
     "on_assignment": "on_assignment",
 }
+_HOOK_METHOD_NAMES = frozenset(_DEFAULT_HOOK_METHODS.values())
 
 
 @dataclass(frozen=True)
@@ -316,9 +317,10 @@ class PluginManager:
         the base method. Callers may then skip the hook and use the known result (no user data,
         none decoded, the assigned partitions kept). Detected from the class, so no strategy
         declares anything; re-decided whenever plugins change."""
-        if self._default_hooks_changes != self._calls.changes:
+        changes = self._calls.changes
+        if self._default_hooks_changes != changes:
             self._default_hooks = {}
-            self._default_hooks_changes = self._calls.changes
+            self._default_hooks_changes = changes
         cls = type(strategy)
         known = self._default_hooks.get(cls)
         if known is None:
@@ -328,8 +330,8 @@ class PluginManager:
                 if getattr(cls, method, None) is getattr(Strategy, method)
                 and self._calls.lone_implementation_is(hook, getattr(defaults, hook))
             )
-        own = getattr(strategy, "__dict__", None)
-        if own and not own.keys().isdisjoint(_DEFAULT_HOOK_METHODS.values()):  # set on the instance
+        own = getattr(strategy, "__dict__", ())
+        if known and not _HOOK_METHOD_NAMES.isdisjoint(own):  # a method set on the instance
             return known - {h for h, m in _DEFAULT_HOOK_METHODS.items() if m in own}
         return known
 
