@@ -65,8 +65,8 @@ def coordinator_assignor(snapshot: GroupSnapshot) -> tuple[str, str]:
     if snapshot.protocol:
         return choose_server_assignor([snapshot.protocol]), "named by its members"
     return choose_server_assignor([]), (
-        "the broker's default: no member names one (first of group.consumer.assignors, "
-        f"{', '.join(DEFAULT_SERVER_ASSIGNORS)} unless configured)"
+        "the broker's default: no member names one; the first of group.consumer.assignors, "
+        f"{', '.join(DEFAULT_SERVER_ASSIGNORS)} unless configured"
     )
 
 
