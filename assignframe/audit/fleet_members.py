@@ -128,11 +128,14 @@ def _consumer_group(
     behind: set[str] = set()
     owners = [m for m, a in current.items() if a.partitions]
     if len(owners) > 1 and rng.random() < 0.2:
-        giver, taker = rng.sample(owners, 2)
+        taker = rng.choice(owners)
         moving = current[taker].partitions[-1]
-        current[taker] = MemberAssignment(current[taker].partitions[:-1])
-        current[giver] = MemberAssignment((*current[giver].partitions, moving))
-        behind.add(giver)
+        givers = [m for m in owners if m != taker and moving.topic in snapshot.members[m].topics]
+        if givers:  # the partition's previous owner still holds it: taker's target awaits it
+            giver = rng.choice(givers)
+            current[taker] = MemberAssignment(current[taker].partitions[:-1])
+            current[giver] = MemberAssignment((*current[giver].partitions, moving))
+            behind.add(giver)
     epoch = max(snapshot.generation, 2)
     java = rng.random() < 0.7
     members = {

@@ -113,7 +113,8 @@ def group_detail(
         "reconciling": list(snapshot.reconciling()),
         "migration": migration,
         "input_row": first_row.get("input_row"),
-        "problems": problems + list(snapshot.notes),
+        "problems": problems,
+        "notes": list(snapshot.notes),
         "members": list(snapshot.members),
         "partitions": _partitions(snapshot),
         "current": {"assignment": _pairs(snapshot.current), "metrics": current},
@@ -174,14 +175,22 @@ def snapshot_view(raw: GroupSnapshot | Mapping[str, Any], source: str = "") -> d
                 "problems": [str(exc)],
             }
     current = current_metrics(snapshot)
+    decoded = raw if isinstance(raw, Mapping) else {}
     return {
         "source": source,
         "group_id": snapshot.group_id,
+        "group_type": snapshot.group_type,
         "generation": snapshot.generation,
         "protocol": snapshot.protocol,
+        "assignor": _assignor(snapshot),
         "leader": snapshot.leader,
         "members": list(snapshot.members),
+        "member_names": {m: snapshot.info(m).client_id for m in snapshot.members},
         "assignment": _pairs(snapshot.current),
+        "target": None if snapshot.target is None else _pairs(snapshot.target),
+        "reconciling": list(snapshot.reconciling()),
         "metrics": current,
-        "problems": ([current["problems"]] if current["problems"] else []) + list(snapshot.notes),
+        "problems": [current["problems"]] if current["problems"] else [],
+        "notes": list(snapshot.notes),
+        "handovers": list(decoded.get("handovers") or []),  # decode's, per epoch
     }
