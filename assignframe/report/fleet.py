@@ -48,6 +48,7 @@ def _summary_html(page: ReportPage, summary: Mapping[str, Any]) -> str:
     cards = stat_cards(
         [
             ("groups audited", summary.get("groups", 0), False),
+            ("consumer-protocol groups", summary.get("consumer_groups", 0), False),
             (
                 "invalid groups",
                 current.get("invalid_groups", 0),
