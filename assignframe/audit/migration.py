@@ -24,7 +24,7 @@ import re
 from typing import Any
 
 from ..metrics import metrics_record
-from ..model import GroupAssignment, MemberAssignment
+from ..model import GroupAssignment, GroupSubscription, MemberAssignment
 from ..plugins.manager import PluginManager
 from ..rebalance.consumer_group import (
     DEFAULT_SERVER_ASSIGNORS,
@@ -76,9 +76,14 @@ def server_replay(
 ) -> tuple[GroupAssignment, dict[str, Any]]:
     """The server assignor's target for the snapshot's members, measured against what they own
     (one round: the broker computes a target, it has no follow-up rounds)."""
-    group = snapshot.subscription()
-    target = target_assignment(group, snapshot.current, assignor, pm)
-    return target, metrics_record(group, target, snapshot.current, 1, 1)
+    return _server_target(snapshot.subscription(), snapshot.current, assignor, pm)
+
+
+def _server_target(
+    group: GroupSubscription, current: GroupAssignment, assignor: str, pm: PluginManager
+) -> tuple[GroupAssignment, dict[str, Any]]:
+    target = target_assignment(group, current, assignor, pm)
+    return target, metrics_record(group, target, current, 1, 1)
 
 
 def migration_section(
@@ -97,8 +102,7 @@ def migration_section(
         "refused_for": sorted({kind for kind, _ in reasons}),
         "unknown_clients": clients.unidentified() if clients else [],
         "server_assignor": server_name(choose_server_assignor([])),
-        "predicted": [_predict(snapshot, assignor, pm, refused) for assignor in
-                      DEFAULT_SERVER_ASSIGNORS],
+        "predicted": _predictions(snapshot, pm, refused),
     }
 
 
@@ -127,18 +131,34 @@ def _converted(snapshot: GroupSnapshot) -> GroupSnapshot:
     return dataclasses.replace(snapshot, current=GroupAssignment(owned))
 
 
+def _predictions(
+    snapshot: GroupSnapshot, pm: PluginManager, hypothetical: bool
+) -> list[dict[str, Any]]:
+    """:func:`_predict` for each default assignor; what does not depend on the assignor (the
+    converted group and its leader's view) is built once per group."""
+    converted = _converted(snapshot)
+    group = converted.subscription()
+    return [
+        _predict(group, converted.current, assignor, pm, hypothetical)
+        for assignor in DEFAULT_SERVER_ASSIGNORS
+    ]
+
+
 def _predict(
-    snapshot: GroupSnapshot, assignor: str, pm: PluginManager, hypothetical: bool
+    group: GroupSubscription,
+    owned: GroupAssignment,
+    assignor: str,
+    pm: PluginManager,
+    hypothetical: bool,
 ) -> dict[str, Any]:
     """What the upgrade would give under ``assignor`` (an error is a result, not a crash)."""
     name = server_name(assignor)
-    snapshot = _converted(snapshot)
     try:
-        target, metrics = server_replay(snapshot, assignor, pm)
+        target, metrics = _server_target(group, owned, assignor, pm)
     except Exception as exc:
         return {"assignor": name, "error": f"{type(exc).__name__}: {exc}", "hypothetical":
                 hypothetical}
-    handover = reconcile(snapshot.current, target, HEARTBEAT_INTERVAL_MS)
+    handover = reconcile(owned, target, HEARTBEAT_INTERVAL_MS)
     return {
         "assignor": name,
         "hypothetical": hypothetical,
