@@ -66,16 +66,16 @@ from .snapshot_schema import (
 )
 
 __all__ = [
+    "CapturedMember",
     "GROUP_TYPES",
+    "GroupSnapshot",
     "MEMBER_FIELDS",
     "MEMBER_TYPES",
-    "SNAPSHOT_FIELDS",
-    "SNAPSHOT_SCHEMA",
-    "CapturedMember",
-    "GroupSnapshot",
     "MalformedSnapshot",
     "MemberInfo",
     "MemberWire",
+    "SNAPSHOT_FIELDS",
+    "SNAPSHOT_SCHEMA",
     "read_snapshot",
     "snapshot_from_wire",
     "snapshot_metrics",
