@@ -12,8 +12,8 @@
   owner while the converted group's members reconcile toward the target heartbeat by heartbeat
   by Kafka's rules (each keeping its Assignment, at the generation as epoch; Java clients
   heartbeating every ``group.consumer.heartbeat.interval.ms``, the broker's default 5 s:
-  :func:`~assignframe.rebalance.consumer_group.predict_handover`). For a refused group the prediction is
-  what would happen once the causes are fixed, and is marked so (``hypothetical``).
+  :func:`~assignframe.rebalance.consumer_group.predict_handover`). For a refused group the
+  prediction is what would happen once the causes are fixed, and is marked so (``hypothetical``).
 
 The rules are :mod:`assignframe.rebalance.consumer_group`'s; this module only applies them to a
 snapshot.

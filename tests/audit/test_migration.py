@@ -21,8 +21,9 @@ def test_the_audit_flags_an_upgrade_blocking_group(make_snapshot, context):
     assert "Assignment of a carries user data" in rows[0]["upgrade_refusal"]
     assert "KAFKA-18134" in rows[0]["upgrade_refusal"]
     assert detail["migration"]["upgrade_refused"] is True
-    # the coordinator refuses the conversion: nothing is handed over
-    assert {p["handover"] for p in detail["migration"]["predicted"]} == {None}
+    # the coordinator refuses the conversion: the hand-over is only what would happen once the
+    # cause is fixed, and every prediction says so
+    assert {p["hypothetical"] for p in detail["migration"]["predicted"]} == {True}
 
 
 def test_a_partition_in_two_assignments_makes_the_upgrade_fail(make_snapshot, context):
