@@ -282,7 +282,6 @@ def _assignment_from_bytes(where: str, data: bytes | None) -> MemberAssignment:
         raise MalformedSnapshot(f"{where} assignment: {exc}") from None
 
 
-
 def snapshot_to_dict(snapshot: GroupSnapshot) -> dict[str, Any]:
     """The snapshot as a JSON-ready dict: the keys of :data:`SNAPSHOT_FIELDS`, in that order."""
     result: dict[str, Any] = {
