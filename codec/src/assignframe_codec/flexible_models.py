@@ -61,7 +61,8 @@ def _nested_model(owner: str, name: str, inner: Construct) -> tuple[type[Message
 
 def _annotation(inner: Construct, nested: type[Message] | None, array: bool) -> str:
     """The field's type as a string (models are built at import time, never type-checked)."""
-    optional = isinstance(inner, NullableStruct) or getattr(inner, "nullable_from", None) == 0
+    nullable = getattr(inner, "nullable_from", None) is not None  # at some version at least
+    optional = nullable or isinstance(inner, NullableStruct)
     if array:
         text = f"tuple[{nested.__name__ if nested else 'Any'}, ...]"
     elif nested is not None:
