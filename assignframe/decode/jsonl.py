@@ -3,10 +3,9 @@
 Each line is the core snapshot's serialization (:func:`assignframe.snapshot.snapshot_to_dict`, read
 back by ``read_snapshot``) plus what decode saw around it: ``source``, ``metrics`` (the core's one
 record), rounds, events, changes, replay and, per member, its client and what it offered. For
-consumer-protocol groups each member also says its ``protocol`` (consumer, or classic in a mixed
-group), ``client_id``, ``final_state`` (active, left, fenced or vanished at the capture's end),
-``subscription_regex`` and ``server_assignor``, and the group its ``events`` and ``described``
-(ConsumerGroupDescribe). docs/decode.md lists every field.
+consumer-protocol groups each member also says its ``final_state`` (active, left, fenced or
+vanished at the capture's end), ``subscription_regex`` and ``server_assignor``, and the group its
+``events`` and ``described`` (ConsumerGroupDescribe). docs/decode.md lists every field.
 """
 
 from __future__ import annotations
@@ -31,8 +30,9 @@ __all__ = [
 
 
 def _member_extras(member: MemberRound) -> dict[str, Any]:
-    """What decode adds to a member beyond the snapshot: who it is on the network, what it
-    offered, what its SyncGroup response carried, and the strategy's view of its user data."""
+    """What decode adds to a member beyond the snapshot (which says who it is: client id, host,
+    software, the strategies it offered): what its SyncGroup response carried, and the
+    strategy's view of its user data."""
     subscription = {
         k: v
         for k, v in (member.subscription or {}).items()
@@ -41,10 +41,6 @@ def _member_extras(member: MemberRound) -> dict[str, Any]:
     if member.subscription_source:
         subscription["source"] = member.subscription_source
     return {
-        "client_id": member.client_id,
-        "client_software": member.client_software,
-        "connection": member.connection,
-        "protocols": member.protocols,
         "subscription": subscription,
         "assignment_source": "leader" if member.assignment is not None else (
             "member" if member.received is not None else None
@@ -112,11 +108,9 @@ def consumer_snapshot_dicts(
             result = {"schema": core.pop("schema"), "source": source, **core}
             for member in result["members"]:
                 known = group.members.get(member["member_id"])
-                if known is None:  # a classic member of a mixed group (see its notes)
-                    member["protocol"] = "classic"
+                if known is None:  # a classic member of a mixed group (member_type says so)
                     continue
-                member.update(protocol="consumer", client_id=known.client_id,
-                              final_state=known.state,
+                member.update(final_state=known.state,
                               subscription_regex=known.subscription.get("subscribed_topic_regex"),
                               server_assignor=known.subscription.get("server_assignor"))
             metrics = snapshot_metrics(snapshot, previous.current if previous else None)
