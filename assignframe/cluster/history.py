@@ -53,7 +53,8 @@ class GroupState:
         return self.unreadable is None and self.state in SETTLED_STATES and not self.reconciling
 
 
-def state_of(verdict: GroupVerdict, previous: GroupState | None) -> GroupState:
+def state_of(verdict: GroupVerdict) -> GroupState:
+    """The compact state of a judged group (its clocks are set by :func:`changes`)."""
     snapshot = verdict.snapshot
     owners: dict[str, str] = {}
     generation = None
@@ -62,11 +63,8 @@ def state_of(verdict: GroupVerdict, previous: GroupState | None) -> GroupState:
         for member, assignment in snapshot.current.assignments.items():
             for tp in assignment.partitions:
                 owners[f"{tp.topic}-{tp.partition}"] = member
-    state = GroupState(generation, verdict.state, owners,
-                       len(snapshot.reconciling()) if snapshot else 0, verdict.unreadable)
-    if previous is not None:
-        state.unsettled_since, state.stuck_said = previous.unsettled_since, previous.stuck_said
-    return state
+    return GroupState(generation, verdict.state, owners,
+                      len(snapshot.reconciling()) if snapshot else 0, verdict.unreadable)
 
 
 def changes(group_id: str, before: GroupState | None, after: GroupState, now: float,
@@ -76,6 +74,7 @@ def changes(group_id: str, before: GroupState | None, after: GroupState, now: fl
         if not after.settled:
             after.unsettled_since = now
         return [{"event": "seen", "generation": after.generation, "state": after.state}]
+    after.unsettled_since, after.stuck_said = before.unsettled_since, before.stuck_said
     events = _differences(before, after)
     if events and after.unsettled_since is None:
         after.unsettled_since = now

@@ -45,8 +45,8 @@ def watch(bootstrap: str, config: ClientConfig, wanted: GroupFilter, options: Wa
     :raises TransportError: the first connection fails (nothing was ever read)
     """
     history = History(options.history, say)
-    context = AuditContext.create()
     transport: Transport | None = Transport(bootstrap, config, options.timeout)
+    context = AuditContext.create()
     started = time.monotonic()
     failures = 0
     while True:
@@ -83,7 +83,7 @@ def _poll(transport: Transport, wanted: GroupFilter, options: WatchOptions, hist
     for verdict in judged:
         seen.add(verdict.group_id)
         before = history.last.get(verdict.group_id)
-        after = state_of(verdict, before)
+        after = state_of(verdict)
         events = changes(verdict.group_id, before, after, now, options.stuck_after)
         history.append(verdict.group_id, now, events, after)
         metrics.count(verdict.group_id, events)
