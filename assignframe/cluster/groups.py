@@ -62,8 +62,8 @@ def _classic(read: ClusterRead, group: GroupRead) -> GroupSnapshot:
     members = [CapturedMember(
         m.member_id, m.group_instance_id,
         MemberWire(m.member_metadata or None, m.member_assignment or None),
-        MemberInfo(client_id=m.client_id or None, client_host=m.client_host or None,
-                   protocols=(described.protocol_data,) if described.protocol_data else ()),
+        # DescribeGroups shows the elected protocol's metadata only, not what else was offered
+        MemberInfo(client_id=m.client_id or None, client_host=m.client_host or None),
     ) for m in described.members]
     snapshot = snapshot_from_wire(
         group.group_id, -1, described.protocol_data or None, members, read.partitions,

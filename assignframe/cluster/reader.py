@@ -262,11 +262,11 @@ def _describe_batch(run: _Pass, node: int, group_type: str, batch: list[GroupRea
         return False
     retry = False
     for described in response.groups:
-        group = by_id.get(described.group_id)
-        if group is None:
+        found = by_id.get(described.group_id)
+        if found is None:
             continue
-        tried[group.group_id].add(group_type)
-        retry |= _take(run, group, group_type, described, tried[group.group_id])
+        tried[found.group_id].add(group_type)
+        retry |= _take(run, found, group_type, described, tried[found.group_id])
     return retry
 
 
@@ -343,8 +343,7 @@ def _end_offsets(run: _Pass, groups: dict[str, GroupRead]) -> None:
         if tp.topic in topics and leader >= 0:
             by_leader.setdefault(leader, {}).setdefault(tp.topic, {})[tp.partition] = -1
     for node, timestamps in sorted(by_leader.items()):
-        response = run.send(node, "ListOffsets",
-                            lambda v, ts=timestamps: codec.list_offsets_request(ts, v))
+        response = run.send(node, "ListOffsets", _list_offsets(timestamps))
         if response is None:
             continue
         for topic in response.topics:
@@ -352,6 +351,10 @@ def _end_offsets(run: _Pass, groups: dict[str, GroupRead]) -> None:
                 if p.error_code == 0:
                     run.read.end_offsets[TopicPartition(topic.name, p.partition_index)] = \
                         p.offset if response.version >= 1 else max(p.old_style_offsets, default=-1)
+
+
+def _list_offsets(timestamps: dict[str, dict[int, int]]) -> Callable[[int], Any]:
+    return lambda version: codec.list_offsets_request(timestamps, version)
 
 
 def _subscribed_topics(group: GroupRead) -> set[str]:

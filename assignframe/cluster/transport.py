@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -162,13 +161,13 @@ class Transport:
         return {b.node_id: Broker(b.node_id, b.host, b.port, getattr(b, "rack", None))
                 for b in self._client.cluster.brokers()}
 
-    def any_node(self) -> int:
+    def any_node(self) -> int | str:
         node = self._client.least_loaded_node(bootstrap_fallback=True)
         if node is None:
             raise TransportError(f"no broker of {self.bootstrap} is reachable")
-        return int(node) if str(node).isdigit() else node
+        return int(node) if str(node).isdigit() else str(node)
 
-    def send(self, node: int, kind: str, body: Any, version: int) -> Any:
+    def send(self, node: int | str, kind: str, body: Any, version: int) -> Any:
         """Send ``body`` (a codec request of ``kind`` at ``version``) to ``node``; the decoded
         response (``kind`` with ``Response`` for ``Request``).
 
@@ -186,7 +185,7 @@ class Transport:
             raise TransportError(self._why(f"{request} to {target} failed", exc)) from None
         return codec.decode(kind.removesuffix("Request") + "Response", raw.body, version)
 
-    def requests_per_api(self) -> Mapping[str, int]:
+    def requests_per_api(self) -> dict[str, int]:
         counts: Counter[str] = Counter()
         for (api, _, _), n in self.sent.items():
             counts[api] += n
