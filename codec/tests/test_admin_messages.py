@@ -157,6 +157,11 @@ def test_a_request_the_version_cannot_carry_is_refused(build, message):
     assert message in caught.value.reason and caught.value.version is not None
 
 
+def test_group_describe_request_names_one_of_the_three_describes():
+    with pytest.raises(codec.UnknownKindError):
+        codec.group_describe_request("DescribeGroupsRequest", GROUPS, 5)
+
+
 def test_a_version_the_codec_does_not_know_is_refused():
     with pytest.raises(codec.InvalidVersionError) as caught:
         codec.describe_groups_request(GROUPS, 6)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .engine import from_value
-from .errors import EncodeError, reporting
+from .errors import EncodeError, UnknownKindError, reporting
 from .flexible_models import FlexibleFormat, as_model
 from .registry import message_codec
 from .types import Message
@@ -49,6 +49,9 @@ __all__ = [
 
 #: FindCoordinator key types (``CoordinatorType`` in Java)
 COORDINATOR_GROUP, COORDINATOR_TRANSACTION, COORDINATOR_SHARE = 0, 1, 2
+
+_GROUP_DESCRIBES = ("ConsumerGroupDescribeRequest", "ShareGroupDescribeRequest",
+                    "StreamsGroupDescribeRequest")
 
 #: ListOffsets replica id of a consumer (not a follower)
 _CONSUMER_REPLICA_ID = -1
@@ -135,6 +138,8 @@ def group_describe_request(kind: str, group_ids: Sequence[str], version: int, *,
                            include_topology_description: bool = False) -> Message:
     """ConsumerGroupDescribeRequest, ShareGroupDescribeRequest or StreamsGroupDescribeRequest
     (``kind``); Streams describes its topology when asked, from v1."""
+    if kind not in _GROUP_DESCRIBES:
+        raise UnknownKindError(f"{kind!r} is not one of {', '.join(_GROUP_DESCRIBES)}", kind=kind)
     value: dict[str, Any] = {"group_ids": list(group_ids),
                              "include_authorized_operations": include_authorized_operations}
     if kind == "StreamsGroupDescribeRequest" and version >= 1:

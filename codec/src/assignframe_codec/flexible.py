@@ -87,7 +87,7 @@ def read_tag_header(io: Any) -> int:
     """The count of a tagged section, refused when the bytes left cannot hold that many."""
     start = io.tell()
     count = wire.read_uvarint(io)
-    if count > wire.bytes_left(io):
+    if count and count > wire.bytes_left(io):  # most sections are empty: no seeks for them
         raise TruncatedError(f"{count} tagged field(s) cannot fit", offset=start)
     return count
 

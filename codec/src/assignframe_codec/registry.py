@@ -117,9 +117,15 @@ def _message(name, struct, model, highest, flexible_from=None, lowest=0, api_key
     return MessageCodec(Format(name, struct, model), highest, flexible_from, lowest, api_key)
 
 
+def _api_key(kind: str) -> int:
+    """The api key of a request/response kind (``DescribeGroupsResponse`` -> 15), from
+    :mod:`.tables`, whose entry also gives the first flexible version."""
+    return tables.api_key(kind.removesuffix("Request").removesuffix("Response"))
+
+
 def _api(kind: str, struct, model, highest: int, lowest: int = 0) -> MessageCodec:
-    """A request/response body: api key and flexible threshold from :mod:`.tables`."""
-    key = tables.api_key(kind.removesuffix("Request").removesuffix("Response"))
+    """A request/response body with a hand-written model."""
+    key = _api_key(kind)
     return _message(kind, struct, model, highest, tables.APIS[key][1], lowest, key)
 
 
@@ -204,9 +210,8 @@ from .flexible_models import FlexibleFormat  # noqa: E402
 
 
 def _generated_api(kind: str, struct, lowest: int, highest: int) -> MessageCodec:
-    """A request/response body with a generated model; api key and flexible threshold from
-    :mod:`.tables`."""
-    key = tables.api_key(kind.removesuffix("Request").removesuffix("Response"))
+    """A request/response body with a model generated from its declaration."""
+    key = _api_key(kind)
     return MessageCodec(FlexibleFormat(kind, struct), highest, tables.APIS[key][1], lowest, key)
 
 
