@@ -5,7 +5,9 @@ back by ``read_snapshot``) plus what decode saw around it: ``source``, ``metrics
 record), rounds, events, changes, replay and, per member, its client and what it offered. For
 consumer-protocol groups each member also says its ``final_state`` (active, left, fenced or
 vanished at the capture's end), ``subscription_regex`` and ``server_assignor``, and the group its
-``events`` and ``described`` (ConsumerGroupDescribe). docs/decode.md lists every field.
+``events`` (in time order), ``described`` (ConsumerGroupDescribe), the epoch's ``epoch_span``
+and its ``handovers`` (partitions nobody consumed during it, and why). docs/decode.md lists every
+field.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 from ..snapshot import SNAPSHOT_SCHEMA, GroupSnapshot, snapshot_metrics
 from ..snapshot import snapshot_to_dict as core_snapshot_dict
 from .consumer_protocol import ConsumerGroupTimeline
+from .handover import epoch_spans, gaps_in, handover_gaps
 from .snapshots import group_snapshot
 from .timeline import GroupTimeline, MemberRound, Snapshot
 
@@ -102,7 +105,11 @@ def _with_previous(snapshots: list[GroupSnapshot]) -> Iterator[tuple[GroupSnapsh
 def consumer_snapshot_dicts(
     groups: Iterable[ConsumerGroupTimeline], source: str | None = None
 ) -> Iterator[dict[str, Any]]:
+    """One line per epoch: the snapshot, its metrics, the group's events in time order and the
+    hand-overs (partitions nobody consumed) during the epoch (:mod:`.handover`)."""
     for group in groups:
+        gaps, spans = handover_gaps(group), epoch_spans(group)
+        events = sorted(group.events, key=lambda e: e["timestamp"])
         for previous, snapshot in _with_previous(group.snapshots):
             core = core_snapshot_dict(snapshot)
             result = {"schema": core.pop("schema"), "source": source, **core}
@@ -114,6 +121,8 @@ def consumer_snapshot_dicts(
                               subscription_regex=known.subscription.get("subscribed_topic_regex"),
                               server_assignor=known.subscription.get("server_assignor"))
             metrics = snapshot_metrics(snapshot, previous.current if previous else None)
-            result.update(metrics=metrics.as_dict(), events=group.events,
-                          described=group.described)
+            span = spans.get(snapshot.generation)
+            result.update(metrics=metrics.as_dict(), events=events, described=group.described,
+                          epoch_span=list(span) if span else None,
+                          handovers=[g.to_dict() for g in gaps_in(gaps, span)] if span else [])
             yield result
