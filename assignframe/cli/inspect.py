@@ -54,7 +54,7 @@ def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
     """The connection and filter options inspect and watch share."""
     parser.add_argument("--bootstrap-server", required=True, metavar="HOST:PORT[,HOST:PORT]")
     parser.add_argument("--command-config", metavar="FILE",
-                        help="client.properties: security.protocol, sasl.*, ssl.* (docs/cluster.md)")
+                        help="client.properties: security.protocol, sasl.*, ssl.*")
     parser.add_argument("--group", metavar="REGEX", help="only groups whose id matches")
     parser.add_argument("--type", default=",".join(GROUP_TYPES), metavar="TYPES",
                         help="comma-separated group types (default: %(default)s)")
