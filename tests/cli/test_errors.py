@@ -217,6 +217,22 @@ TABLE = [
         2,
         "not a decode snapshot: Expecting value: line 1 column 1 (char 0) (junk.txt line 1)",
     ),
+    # inspect, watch (refused before any connection is made)
+    (
+        ["inspect", "--bootstrap-server", "127.0.0.1:1", "--command-config", "missing"],
+        2,
+        "cannot read the client config: FileNotFoundError (missing)",
+    ),
+    (
+        ["inspect", "--bootstrap-server", "127.0.0.1:1", "--group", "["],
+        2,
+        "not a regular expression: unterminated character set at position 0 (--group)",
+    ),
+    (
+        ["watch", "--bootstrap-server", "127.0.0.1:1", "--interval", "0"],
+        2,
+        "expected seconds > 0 (--interval)",
+    ),
     # demo, usage
     (
         ["demo", "--groups", "0"],
