@@ -152,9 +152,11 @@ def _int_set(_key: object) -> JavaHashSet[int]:
 def assign_homogeneous(
     group: ServerGroupSpec, java_order: bool = False
 ) -> dict[str, dict[Uuid, tuple[int, ...]]]:
-    """Member id -> topic id -> partitions (empty when the first member's topics do not exist)."""
+    """Member id -> topic id -> partitions; empty (every member left out) when the first member
+    subscribes to nothing. Java asks ``subscribedTopicIds().isEmpty()``, which counts names of
+    missing topics: a group subscribed only to missing topics gets every member, with nothing."""
     builder = _Builder(group)
-    if not builder.topics:
+    if not group.subscribed_name_count(builder.first):
         return {}
     builder.keep_current()
     builder.revoke_overfilled()
