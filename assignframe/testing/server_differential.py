@@ -161,7 +161,7 @@ def saved_cases(found: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in lines if line.strip()]
 
 
-def replay_case(assignor: ServerAssignor, oracle: JavaOracle, case: Mapping[str, Any]) -> None:
+def replay_case(assignor: ServerAssignor, oracle: JavaOracle, case: dict[str, Any]) -> None:
     """The assignor gives the line's recorded result, and Java still does."""
     java = java_answer(oracle, assignor.name, case)
     assert java.get("result") == case["rounds"][0]["result"], f"{case['id']}: Java changed"
@@ -214,7 +214,7 @@ class MatchesJava:
         if "saved_case" not in metafunc.fixturenames:
             return
         found = self.found_file()
-        cases = saved_cases(found) if found.exists() else []
+        cases: list[Any] = saved_cases(found) if found.exists() else []
         if not cases:  # visible in the report, with the reason
             why = f"no difference from Java found so far ({found.name} does not exist)"
             cases = [pytest.param(None, marks=pytest.mark.skip(reason=why))]
