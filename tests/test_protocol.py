@@ -203,3 +203,15 @@ def test_leader_reads_a_member_from_its_bytes():
         3,
     )
     assert member.user_data is None and member.decoded_user_data == "nothing"
+
+
+@pytest.mark.parametrize(
+    "topics",
+    [("b", "a", "c"), ("z", "\ufffd", "\U0001f600", "é", "a")],  # ASCII; UTF-16 order differs
+)
+def test_the_leader_view_without_bytes_sorts_as_the_codec_decodes(topics):
+    owned = tuple(TopicPartition(t, p) for t in reversed(topics) for p in (2, 0, 1))
+    metadata = SubscriptionMetadata(topics, None, owned, 4, "r")
+    decoded = wire.decode_subscription(wire.encode_subscription_metadata(metadata))
+    from_bytes = wire.member_from_subscription("m", decoded, None, None)
+    assert wire.member_from_metadata("m", metadata, None, None) == from_bytes

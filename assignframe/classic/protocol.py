@@ -58,6 +58,7 @@ __all__ = [
     "handed_over_while_owned",
     "leader_member",
     "leader_member_from_metadata",
+    "leader_member_undecoded",
     "member_rebalance_protocol",
     "partitions_kept_at_join",
     "revoked_at_sync",
@@ -255,6 +256,18 @@ def leader_member_from_metadata(
     user_data, value = read(member_id, metadata.user_data, wire.WIRE_VERSION)
     member = wire.member_from_metadata(member_id, metadata, group_instance_id, value)
     return _keeping(member, user_data)
+
+
+@functools.lru_cache(_CODEC_CACHE_SIZE)
+def leader_member_undecoded(
+    member_id: str, metadata: SubscriptionMetadata, group_instance_id: str | None
+) -> Member:
+    """:func:`leader_member_from_metadata` for a strategy whose ``decode_user_data`` is the
+    default (:meth:`~assignframe.plugins.PluginManager.default_hooks`): the bytes are kept and
+    decode to None, nothing can fail. Equal inputs give one shared (frozen) member, so every
+    such strategy replayed on a group, and each follow-up round, reuses the leader's view of a
+    member instead of rebuilding it (bounded like the codec caches)."""
+    return wire.member_from_metadata(member_id, metadata, group_instance_id, None)
 
 
 def _keeping(member: Member, user_data: bytes | None) -> Member:

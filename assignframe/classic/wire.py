@@ -96,8 +96,8 @@ def member_from_metadata(
     user_data = metadata.user_data
     return Member(
         member_id=member_id,
-        topics=tuple(sorted(metadata.topics, key=codec.java_string_key)),
-        owned_partitions=tuple(sorted(metadata.owned_partitions, key=_java_partition_key)),
+        topics=_java_sorted_topics(metadata.topics),
+        owned_partitions=_java_sorted_partitions(metadata.owned_partitions),
         generation=metadata.generation if metadata.generation >= 0 else -1,
         group_instance_id=group_instance_id,
         rack=metadata.rack,
@@ -139,6 +139,24 @@ def wire_order(partitions: tuple[TopicPartition, ...]) -> tuple[TopicPartition, 
 
 def _java_partition_key(tp: TopicPartition) -> tuple[bytes, int]:
     return codec.java_string_key(tp.topic), tp.partition
+
+
+# Java orders strings by UTF-16 code unit, Python by code point: the two differ only beyond
+# ASCII, so ASCII names (nearly all topics) sort by the C-level tuple order, no key built.
+def _java_sorted_topics(topics: tuple[str, ...]) -> tuple[str, ...]:
+    if len(topics) < 2:
+        return topics
+    if "".join(topics).isascii():
+        return tuple(sorted(topics))
+    return tuple(sorted(topics, key=codec.java_string_key))
+
+
+def _java_sorted_partitions(partitions: tuple[TopicPartition, ...]) -> tuple[TopicPartition, ...]:
+    if len(partitions) < 2:
+        return partitions
+    if "".join({tp.topic for tp in partitions}).isascii():
+        return tuple(sorted(partitions))
+    return tuple(sorted(partitions, key=_java_partition_key))
 
 
 def encode_member_assignment(assignment: MemberAssignment) -> bytes:

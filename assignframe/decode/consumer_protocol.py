@@ -27,7 +27,7 @@ from typing import Any
 
 from ..model import Cluster, GroupAssignment, Member, TopicPartition
 from ..rebalance.reconcile import ObservedMember, observe_heartbeat
-from ..snapshot import GroupSnapshot
+from ..snapshot import GroupSnapshot, MemberInfo
 from .apis import Message
 from .timeline import error_name
 
@@ -51,6 +51,7 @@ class ConsumerMember:
 
     member_id: str
     client_id: str | None = None
+    client_host: str | None = None
     epoch: int = 0
     subscription: dict[str, Any] = field(default_factory=dict)
     owned: list[list[Any]] | None = None  # as the member last reported it
@@ -115,7 +116,9 @@ class ConsumerTimelineBuilder:
         member_id = got.get("member_id") or sent["member_id"]
         member = group.members.get(member_id)
         if member is None:
-            member = group.members[member_id] = ConsumerMember(member_id, frame.client_id)
+            member = group.members[member_id] = ConsumerMember(
+                member_id, frame.client_id, frame.stream.split("->")[0]
+            )
             group.events.append(_event(frame, "join", member_id))
         member.last_seen = frame.timestamp
         self._request(group, member, sent, frame)
@@ -196,7 +199,7 @@ class ConsumerTimelineBuilder:
         """Start a snapshot when the group epoch grows; else the epoch's snapshot is updated."""
         self._mark_vanished(group, timestamp)
         epoch = max((m.epoch for m in group.members.values()), default=0)
-        snapshot = _group_snapshot(group, epoch, self.partitions_per_topic)
+        snapshot = _group_snapshot(group, epoch, self.partitions_per_topic, timestamp)
         if group.snapshots and group.snapshots[-1].generation == epoch:
             group.snapshots[-1] = snapshot
         elif epoch > group.group_epoch or not group.snapshots:
@@ -253,7 +256,7 @@ def _event(frame: Any, kind: str, member_id: str, **details: Any) -> dict[str, A
 
 
 def _group_snapshot(group: ConsumerGroupTimeline, epoch: int,
-                    partitions_per_topic: dict[str, int]) -> GroupSnapshot:
+                    partitions_per_topic: dict[str, int], timestamp: float) -> GroupSnapshot:
     live = {m.member_id: m for m in group.members.values() if m.state == "active"}
     members = {member_id: Member(
         member_id,
@@ -267,8 +270,27 @@ def _group_snapshot(group: ConsumerGroupTimeline, epoch: int,
         {member_id: [tuple(pair) for pair in m.assignment or ()] for member_id, m in live.items()})
     assignor = next((m.subscription.get("server_assignor") for m in live.values()
                      if m.subscription.get("server_assignor")), None)
+    info = {member_id: MemberInfo(client_id=m.client_id, client_host=m.client_host,
+                                  member_type="consumer", member_epoch=m.epoch)
+            for member_id, m in live.items()}
     return GroupSnapshot(group.group_id, epoch, assignor, members, current,
-                         Cluster(dict(partitions_per_topic)), group_type="consumer")
+                         Cluster(dict(partitions_per_topic)), group_type="consumer",
+                         member_info=info, observed_at=timestamp,
+                         **_described(group, epoch, set(members)))
+
+
+def _described(group: ConsumerGroupTimeline, epoch: int, members: set[str]) -> dict[str, Any]:
+    """What the last ConsumerGroupDescribe of this group epoch reported: state, assignor, the
+    target assignment (nothing when none was captured)."""
+    seen = [d for d in group.described if d["group_epoch"] == epoch and not d["error"]]
+    if not seen:
+        return {}
+    last = seen[-1]
+    target = {m: [tuple(p) for p in d["target"]] for m, d in last["members"].items()
+              if m in members}
+    return {"group_state": last["group_state"], "assignor": last["assignor"] or None,
+            "target_epoch": last["assignment_epoch"],
+            "target": GroupAssignment.from_partitions(target) if target else None}
 
 
 def merge_classic_members(groups: Iterable[ConsumerGroupTimeline],
@@ -293,8 +315,10 @@ def _with_classic(snapshot: GroupSnapshot, classic: list[GroupSnapshot]) -> Grou
     source = earlier[-1]
     members = {**source.members, **snapshot.members}
     current = {**source.current.assignments, **snapshot.current.assignments}
+    info = {m: dataclasses.replace(source.info(m), member_type="classic") for m in source.members}
     note = f"classic members from generation {source.generation}: {', '.join(source.members)}"
     return dataclasses.replace(snapshot, members=members, current=GroupAssignment(current),
+                               member_info={**info, **snapshot.member_info},
                                notes=(*snapshot.notes, note))
 
 

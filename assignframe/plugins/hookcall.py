@@ -6,6 +6,10 @@ loop would call it. pluggy's dispatch costs ~1.7 us a call and the group runner 
 calls per member per round: measured on the fleet audit, the direct call takes a hook call from
 2.5 us to 0.9 us (docs/performance.md, "Hook calls"). Any registration, wrapper or monitoring
 (``ASSIGNFRAME_TRACE_PLUGINS``) sends calls back through pluggy, so behaviour never differs.
+
+The same decision tells when a hook's lone implementation is a given function (assignframe's
+default, :meth:`HookCalls.lone_implementation_is`): then a caller that knows what that function
+returns may skip the call altogether (:meth:`assignframe.plugins.PluginManager.default_hooks`).
 """
 
 from __future__ import annotations
@@ -55,14 +59,20 @@ class HookCalls:
         self._direct: dict[str, Any] = {}
         self._direct_changes = -1
 
+    @property
+    def changes(self) -> int:
+        """Grows whenever what a hook call runs may have changed (see :class:`HookManager`)."""
+        return self._pm.changes
+
+    def lone_implementation_is(self, name: str, function: Any) -> bool:
+        """True when calling hook ``name`` calls exactly ``function`` and nothing else (what
+        :meth:`call` would call directly), so its result is ``function``'s."""
+        direct = self._lookup(name)
+        return direct is not None and direct[0] is function
+
     def call(self, name: str, kwargs: dict[str, Any]) -> Any:
         """What ``manager.hook.<name>(**kwargs)`` returns."""
-        if self._direct_changes != self._pm.changes:
-            self._direct = {}
-            self._direct_changes = self._pm.changes
-        direct = self._direct.get(name, _UNKNOWN)
-        if direct is _UNKNOWN:
-            direct = self._direct[name] = self._lone_implementation(name)
+        direct = self._lookup(name)
         if direct is None:
             return getattr(self._pm.hook, name)(**kwargs)
         function, argnames, firstresult = direct
@@ -70,6 +80,15 @@ class HookCalls:
         if firstresult:
             return result
         return [] if result is None else [result]
+
+    def _lookup(self, name: str) -> tuple[Any, tuple[str, ...], bool] | None:
+        if self._direct_changes != self._pm.changes:
+            self._direct = {}
+            self._direct_changes = self._pm.changes
+        direct = self._direct.get(name, _UNKNOWN)
+        if direct is _UNKNOWN:
+            direct = self._direct[name] = self._lone_implementation(name)
+        return direct  # type: ignore[no-any-return]
 
     def _lone_implementation(self, name: str) -> tuple[Any, tuple[str, ...], bool] | None:
         caller = getattr(self._pm.hook, name)

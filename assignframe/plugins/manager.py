@@ -58,6 +58,15 @@ DISABLE_ENV = "ASSIGNFRAME_DISABLE_PLUGINS"
 TRACE_ENV = "ASSIGNFRAME_TRACE_PLUGINS"
 _DEFAULTS_NAME = "assignframe.plugins.defaults"
 
+#: The hooks whose default implementation only calls one :class:`Strategy` method: when the
+#: strategy's class keeps the base method, the hook's result is known without calling it.
+_DEFAULT_HOOK_METHODS = {
+    "subscription_metadata": "subscription_user_data",
+    "decode_user_data": "decode_user_data",
+    "on_assignment": "on_assignment",
+}
+_HOOK_METHOD_NAMES = frozenset(_DEFAULT_HOOK_METHODS.values())
+
 
 @dataclass(frozen=True)
 class StrategyInfo:
@@ -134,6 +143,8 @@ class PluginManager:
         self._registry: StrategyRegistry | None = None
         # Consumers may be built in several threads at once; loading and discovery happen once.
         self._lock = threading.RLock()
+        self._default_hooks: dict[type, frozenset[str]] = {}
+        self._default_hooks_changes = -1
         if _tracing_requested():
             self._pm.trace.root.setwriter(sys.stderr.write)
             self._pm.enable_tracing()
@@ -298,6 +309,32 @@ class PluginManager:
 
     # -- hooks -----------------------------------------------------------------------------
 
+    def default_hooks(self, strategy: Strategy) -> frozenset[str]:
+        """The hooks among ``subscription_metadata``, ``decode_user_data`` and ``on_assignment``
+        that do for ``strategy`` exactly what assignframe's defaults do with the base
+        :class:`Strategy` methods: no plugin implements the hook (the same decision as calling
+        it without pluggy, :mod:`assignframe.plugins.hookcall`) and the strategy's class keeps
+        the base method. Callers may then skip the hook and use the known result (no user data,
+        none decoded, the assigned partitions kept). Detected from the class, so no strategy
+        declares anything; re-decided whenever plugins change."""
+        changes = self._calls.changes
+        if self._default_hooks_changes != changes:
+            self._default_hooks = {}
+            self._default_hooks_changes = changes
+        cls = type(strategy)
+        known = self._default_hooks.get(cls)
+        if known is None:
+            known = self._default_hooks[cls] = frozenset(
+                hook
+                for hook, method in _DEFAULT_HOOK_METHODS.items()
+                if getattr(cls, method, None) is getattr(Strategy, method)
+                and self._calls.lone_implementation_is(hook, getattr(defaults, hook))
+            )
+        own = getattr(strategy, "__dict__", ())
+        if known and not _HOOK_METHOD_NAMES.isdisjoint(own):  # a method set on the instance
+            return known - {h for h, m in _DEFAULT_HOOK_METHODS.items() if m in own}
+        return known
+
     def subscription_metadata(
         self,
         strategy: Strategy,
@@ -307,6 +344,10 @@ class PluginManager:
         protocol: RebalanceProtocol | None = None,
     ) -> SubscriptionMetadata:
         """What a member sends in JoinGroup for ``strategy`` (see the hook of the same name)."""
+        if "subscription_metadata" in self.default_hooks(strategy):
+            return defaults.subscription_metadata(
+                strategy, tuple(topics), state, rack, protocol or strategy.protocol
+            )
         metadata = self._call(
             "subscription_metadata",
             strategy=strategy,
@@ -324,6 +365,8 @@ class PluginManager:
 
         :raises UserDataError: the bytes cannot be decoded (names the member and the strategy)
         """
+        if "decode_user_data" in self.default_hooks(strategy):
+            return defaults.decode_user_data(strategy, user_data, subscription_version)
         try:
             return self._call(
                 "decode_user_data",
@@ -368,6 +411,8 @@ class PluginManager:
         state: MemberState,
     ) -> MemberState:
         """The state a member keeps after receiving ``assignment`` (see the hook)."""
+        if "on_assignment" in self.default_hooks(strategy):
+            return defaults.on_assignment(strategy, assignment, generation, state)
         new_state = self._call(
             "on_assignment",
             strategy=strategy,

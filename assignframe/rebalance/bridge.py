@@ -146,6 +146,12 @@ class ConsumerBridge:
         self._joined = state_at_join(self.state, topics, self.protocol)
         return subscription_bytes(metadata)
 
+    def lose(self) -> None:
+        """The member lost its membership (its generation was reset): it owns nothing and joins
+        again with no generation, so no leader trusts its old claims (Java's ``onJoinPrepare``
+        after a reset; KIP-792). The strategy's own state stays, as Java's assignors keep theirs."""
+        self.state = MemberState((), -1, self.state.strategy_state)
+
     def on_assignment(self, assignment: bytes, generation: int) -> MemberState:
         """Remember what the leader sent this member in ``generation``; returns the new state."""
         received = wire.decode_member_assignment(assignment)

@@ -51,6 +51,7 @@ from ..classic.protocol import (
     elect_group_protocol,
     leader_member,
     leader_member_from_metadata,
+    leader_member_undecoded,
     member_rebalance_protocol,
     revoked_at_sync,
     state_at_join,
@@ -312,6 +313,7 @@ class GroupRunner:
     ) -> GroupSubscription:
         members: dict[str, Member] = {}
         read = self._reader(strategy)
+        decodes = "decode_user_data" not in self._pm.default_hooks(strategy)
         for join in joins:
             instance_id = join.consumer.group_instance_id
             metadata = join.metadata
@@ -320,7 +322,11 @@ class GroupRunner:
                 and metadata is not None
                 and wire.reads_back_as_is(metadata.user_data)
             ):
-                member = leader_member_from_metadata(join.member_id, metadata, instance_id, read)
+                member_id = join.member_id
+                if decodes:
+                    member = leader_member_from_metadata(member_id, metadata, instance_id, read)
+                else:  # the same member for every strategy that decodes nothing
+                    member = leader_member_undecoded(member_id, metadata, instance_id)
             else:
                 member = leader_member(join.member_id, join.subscription_bytes, instance_id, read)
             members[join.member_id] = member

@@ -71,14 +71,19 @@ def _captured_redundant_group(protocol="redundant"):
     """A redundant group whose three members each run with replicas=2, as captured: their
     JoinGroup and SyncGroup bytes (played by the runner), read back as a snapshot."""
     from assignframe import Cluster, Consumer, GroupRunner
-    from assignframe.snapshot import WireMember, snapshot_from_wire, snapshot_to_dict
+    from assignframe.snapshot import (
+        CapturedMember,
+        MemberWire,
+        snapshot_from_wire,
+        snapshot_to_dict,
+    )
 
     runner = GroupRunner("redundant", cluster=Cluster({"docs": 6}))
     final = runner.rebalance(
         [Consumer(f"indexer-{i}", ("docs",), options={"replicas": 2}) for i in range(3)]
     ).final
     members = [
-        WireMember(m, None, final.subscriptions[m], final.assignment_bytes[m])
+        CapturedMember(m, None, MemberWire(final.subscriptions[m], final.assignment_bytes[m]))
         for m in final.group.members
     ]
     snapshot = snapshot_from_wire("search", final.generation, protocol, members, {"docs": 6})

@@ -1,5 +1,6 @@
-"""Property tests of the KIP-848 kinds: round trips per kind and version, stored records, hostile
-bytes, and no allocation before the bytes exist.
+"""Property tests of the kinds whose models are generated from their declarations (the KIP-848
+APIs and records, and the cluster reader's APIs of admin.py): round trips per kind and version
+(flexible or not), stored records, hostile bytes, and no allocation before the bytes exist.
 
 Values are generated from the construct declarations (field widths, nullability, version
 windows, known tagged fields and their defaults), plus random unknown tagged fields, so a field
@@ -14,7 +15,7 @@ from typing import Any
 
 import assignframe_codec as codec
 import pytest
-from assignframe_codec import kip848
+from assignframe_codec import admin, kip848, tables
 from assignframe_codec.coordinator_records import (
     RECORD_TYPES,
     decode_coordinator_record,
@@ -39,7 +40,8 @@ TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=10)
 UUIDS = st.binary(min_size=16, max_size=16).map(
     lambda raw: base64.urlsafe_b64encode(raw).rstrip(b"=").decode())
 
-API_VERSIONS = [(kind, version) for kind, (_, lowest, highest) in kip848.DECLARATIONS.items()
+DECLARATIONS = {**kip848.DECLARATIONS, **admin.DECLARATIONS}
+API_VERSIONS = [(kind, version) for kind, (_, lowest, highest) in DECLARATIONS.items()
                 for version in range(lowest, highest + 1)]
 RECORD_VERSIONS = [(record_type, version) for record_type, record in RECORD_TYPES.items()
                    for version in range(record.highest_value_version + 1)]
@@ -126,7 +128,7 @@ def plain(value: Any) -> Any:
 @given(data=st.data())
 def test_api_round_trip(kind, version, data):
     fmt, params, _ = declaration(kind, version)
-    value = data.draw(struct_values(fmt.struct, version, True))
+    value = data.draw(struct_values(fmt.struct, version, params["flexible"]))
     encoded = codec.encode(kind, value, version)
     decoded = codec.decode(kind, encoded, version)
     assert plain(decoded.to_dict()) == plain(value)
@@ -184,6 +186,9 @@ _HUGE = b"\xff\xff\xff\xff\x07"  # unsigned varint 2^31 - 1: a compact length of
     (b"", "ConsumerGroupDescribeRequest", 1),             # group_ids count
     (b"\x01\x01\x00\x00\x00\x00", "ConsumerGroupHeartbeatRequest", 0),  # subscribed names
     (b"\x00\x00\x00\x00", "StreamsGroupDescribeResponse", 1),           # groups count
+    (b"\x00\x00\x00\x00", "DescribeGroupsResponse", 5),                 # groups count
+    (b"\xff\xff\xff\xff\x00", "ListOffsetsRequest", 6),                # topics count
+    (b"\x00\x00", "ApiVersionsResponse", 3),                            # api_keys count
 ])
 def test_huge_declared_lengths_fail_before_allocating(prefix, kind, version):
     tracemalloc.start()
@@ -211,7 +216,10 @@ def test_huge_tagged_section_fails_before_allocating():
     assert peak < 512 * 1024, peak
 
 
-def test_every_kip848_kind_is_registered_with_its_api_key():
-    for kind in kip848.DECLARATIONS:
+def test_every_generated_api_kind_is_registered_with_its_api_key():
+    for kind, (_, lowest, highest) in DECLARATIONS.items():
         family = kind.removesuffix("Request").removesuffix("Response")
-        assert CODECS[kind].api_key == kip848.API_KEYS[family]
+        registered = CODECS[kind]
+        assert registered.api_key == tables.api_key(family)
+        assert (registered.lowest, registered.highest) == (lowest, highest)
+        assert registered.flexible_from == tables.APIS[registered.api_key][1]
