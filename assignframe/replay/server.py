@@ -22,7 +22,7 @@ import io
 import json
 import os
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
@@ -32,12 +32,12 @@ from ..javaorder import Uuid, java_string_key
 from ..metrics import balance_score
 from ..rebalance.server_chain import Current, target_after
 from ..server_assignor import (
-    SHARE_GROUP,
     ServerAssignment,
     ServerAssignor,
     ServerGroupSpec,
     ServerMember,
     ServerTopic,
+    validate_server_assignment,
 )
 
 __all__ = [
@@ -414,54 +414,7 @@ def _comparable(result: Mapping[str, list[Pair]]) -> dict[str, Counter[tuple[Any
 
 
 def contract_violations(round_: ServerRound, assignment: ServerAssignment) -> tuple[str, ...]:
-    """How ``assignment`` breaks the contract of a server assignor (empty = it does not).
-
-    Every partition of a subscribed, existing topic goes to exactly one subscriber (consumer
-    groups) or to at least one (share groups, whose partitions may be shared); assignable ones
-    only (share groups); nobody holds partitions of topics they do not subscribe to.
-    """
-    spec = round_.spec
-    owners: dict[tuple[Uuid, int], int] = defaultdict(int)
-    problems: list[str] = []
-    for member_id in sorted(spec.members, key=java_string_key):
-        foreign: Counter[Uuid] = Counter()
-        for topic_id, p in assignment.partitions_of(member_id):
-            owners[(topic_id, p)] += 1
-            if not spec.is_subscribed(member_id, topic_id):
-                foreign[topic_id] += 1
-        for topic_id, count in foreign.items():
-            problems.append(_foreign_holding(round_, member_id, topic_id, count))
-    problems.extend(_per_topic_problems(round_, owners))
-    return tuple(problems)
-
-
-def _foreign_holding(round_: ServerRound, member_id: str, topic_id: Uuid, count: int) -> str:
-    name = round_.topic_names.get(topic_id, "?")
-    if topic_id in round_.spec.topics:
-        return f"{member_id} holds {count} partition(s) of {name} which it does not subscribe to"
-    return f"{member_id} holds {count} partition(s) of deleted topic id {topic_id} ({name})"
-
-
-def _per_topic_problems(round_: ServerRound, owners: Mapping[tuple[Uuid, int], int]) -> list[str]:
-    spec = round_.spec
-    share = spec.group_type == SHARE_GROUP
-    subscribed = {t for m in spec.members for t in spec.subscribed_topic_ids(m)}
-    problems = []
-    for topic_id in sorted(subscribed, key=lambda t: java_string_key(spec.topics[t].name)):
-        topic = spec.topics[topic_id]
-        partitions = range(topic.partitions)
-        assignable = [p for p in partitions if spec.is_partition_assignable(topic_id, p)]
-        nobody = sum(1 for p in assignable if not owners.get((topic_id, p)))
-        if nobody:
-            problems.append(f"{nobody} partition(s) of {topic.name} assigned to nobody")
-        uninitialized = sum(
-            1
-            for p in partitions
-            if owners.get((topic_id, p)) and not spec.is_partition_assignable(topic_id, p)
-        )
-        if uninitialized:
-            problems.append(f"{uninitialized} uninitialized partition(s) of {topic.name} assigned")
-        doubled = sum(1 for p in partitions if owners.get((topic_id, p), 0) > 1)
-        if doubled and not share:
-            problems.append(f"{doubled} partition(s) of {topic.name} assigned more than once")
-    return problems
+    """How ``assignment`` breaks the contract of a server assignor, in words (empty = it does
+    not): :func:`~assignframe.server_assignor.validate_server_assignment`, the core's one
+    validity check seen through the KIP-848 group."""
+    return validate_server_assignment(round_.spec, assignment).problems(round_.topic_names)

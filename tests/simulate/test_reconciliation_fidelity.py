@@ -8,7 +8,9 @@ prediction (the real function runs; its results are kept). Then, for every heart
 * the partition-owner epochs the builder is given are the group's, and the target is the step's;
 * the state after it is the builder's answer;
 
-and the step's record (hand-overs, reconciliation log) is what those heartbeats did.
+and the step's record (hand-overs, reconciliation log) is what those heartbeats did. Finally
+every heartbeat of every shipped scenario is sent to Kafka's own builder (the Java oracle), with
+topic names turned into the ids the simulator derives for them: the same answer each time.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from assignframe.rebalance.reconcile import reconcile_member
+from assignframe.model import TopicPartition
+from assignframe.rebalance.consumer_group import topic_id
+from assignframe.rebalance.reconcile import ConsumerGroupMember, Heartbeat, reconcile_member
+from assignframe.replay.reconcile import input_as_json, output_as_json
 from assignframe.simulate import (
     consumer,
     load_scenario,
@@ -33,12 +38,14 @@ BEHAVIOURS = [
 ]
 
 
-def _played(path, options, monkeypatch):
+def _played(path, options, monkeypatch, clusters=None):
     kept = []
     real = consumer.predict_handover
 
-    def spy(*args, **kwargs):
-        kept.append(real(*args, **kwargs))
+    def spy(group, *args, **kwargs):
+        kept.append(real(group, *args, **kwargs))
+        if clusters is not None:
+            clusters.append(dict(group.cluster.partitions_per_topic))
         return kept[-1]
 
     monkeypatch.setattr(consumer, "predict_handover", spy)
@@ -114,3 +121,56 @@ def test_the_shipped_scenarios_exercise_every_waiting_state():
         (run,) = simulate(load_scenario(path))["runs"]
         seen |= {t["state"] for s in run["steps"] for t in s.get("reconciliation", ())}
     assert seen == {"STABLE", "UNREVOKED_PARTITIONS", "UNRELEASED_PARTITIONS"}
+
+
+@pytest.mark.parametrize("options", BEHAVIOURS, ids=["java", "slow-1", "slow-2-always"])
+@pytest.mark.parametrize("path", CONSUMER_SCENARIOS, ids=[p.stem for p in CONSUMER_SCENARIOS])
+def test_every_heartbeat_is_what_kafkas_builder_answers(
+    path, options, monkeypatch, assignframe_java_oracle
+):
+    clusters = []
+    _, handovers = _played(path, options, monkeypatch, clusters)
+    asked = 0
+    for handover, counts in zip(handovers, clusters, strict=True):
+        ids = {name: str(topic_id(name)) for name in counts}
+        for step in handover.steps:
+            step_input = input_as_json(
+                _member_by_id(step.before, ids),
+                _heartbeat_by_id(step.heartbeat, ids),
+                {ids[name]: count for name, count in counts.items()},
+            )
+            ours = output_as_json(_member_by_id(step.after, ids), step.after is step.before)
+            assert assignframe_java_oracle.reconcile(step_input) == ours, step_input
+            asked += 1
+    assert asked > 0
+
+
+def _by_id(partitions, ids):
+    return {TopicPartition(ids[tp.topic], tp.partition): v for tp, v in partitions.items()}
+
+
+def _member_by_id(member, ids):
+    return ConsumerGroupMember(
+        member.member_epoch,
+        member.previous_member_epoch,
+        member.state,
+        _by_id(member.assigned, ids),
+        _by_id(member.pending_revocation, ids),
+        member.subscribed_topic_names,
+        member.subscribed_topic_regex,
+    )
+
+
+def _heartbeat_by_id(heartbeat, ids):
+    def partitions(value):
+        return None if value is None else frozenset(_by_id(dict.fromkeys(value), ids))
+
+    return Heartbeat(
+        heartbeat.target_epoch,
+        partitions(heartbeat.target),
+        partitions(heartbeat.owned),
+        _by_id(heartbeat.owner_epochs, ids),
+        {ids[name]: name for name in heartbeat.topic_names},
+        heartbeat.subscription_changed,
+        heartbeat.resolved_regexes,
+    )
