@@ -3,6 +3,8 @@
 Schema (docs/cli.md has the full description)::
 
     strategy: range                 # optional; --strategy overrides
+    group_type: classic             # optional: classic (default) or consumer (KIP-848: the
+                                    # strategy is a server assignor, server:uniform ...)
     options: {}                     # optional strategy options; --option k=v adds to them
     generation: 1                   # optional, the generation being created (default 1)
     partitions_per_topic: {t0: 3, t1: 2}
@@ -29,6 +31,7 @@ from .errors import ScenarioError
 from .model import GroupSubscription, Member, TopicPartition
 from .plugins import PluginManager
 from .scenario import cluster_of, lags_of
+from .snapshot import GROUP_TYPES
 from .strategy import Strategy
 
 __all__ = ["GroupFile", "group_subscription", "read_group_file"]
@@ -57,6 +60,11 @@ class GroupFile:
     @property
     def options(self) -> dict[str, Any]:
         return dict(self.document.get("options") or {})
+
+    @property
+    def group_type(self) -> str:
+        """``classic`` (a client strategy assigns) or ``consumer`` (the broker's assignor)."""
+        return str(self.document.get("group_type") or "classic")
 
 
 def read_group_file(path: str | os.PathLike[str], text: str | None = None) -> GroupFile:
@@ -90,6 +98,8 @@ def _check(document: Any, source: str) -> None:
         fail("partitions_per_topic", "expected {topic: partition count}")
     if not isinstance(document.get("options", {}) or {}, dict):
         fail("options", "expected an object")
+    if document.get("group_type", "classic") not in GROUP_TYPES:
+        fail("group_type", f"expected one of {', '.join(GROUP_TYPES)}")
     members = document.get("members")
     if not isinstance(members, dict):
         fail("members", "expected {member_id: {topics: [...]}}")
@@ -117,9 +127,10 @@ def _check_owned(owned: Any, field: str, fail: Any) -> None:
 
 
 def group_subscription(
-    group_file: GroupFile, strategy: Strategy, pm: PluginManager
+    group_file: GroupFile, strategy: Strategy | None, pm: PluginManager
 ) -> GroupSubscription:
-    """The GroupSubscription a group file describes; user data is decoded through ``pm``."""
+    """The GroupSubscription a group file describes; user data is decoded through ``pm`` by
+    ``strategy`` (None: a consumer-protocol group, which has no user data)."""
     document = group_file.document
     members = {
         member_id: _member(member_id, spec, strategy, pm, group_file.source)
@@ -129,13 +140,17 @@ def group_subscription(
         members,
         cluster_of(document["partitions_per_topic"], document.get("partition_racks")),
         generation=int(document.get("generation", 1)),
-        options={**group_file.options, **strategy.options},
+        options={**group_file.options, **(strategy.options if strategy else {})},
         lags=lags_of(document.get("lags")),
     )
 
 
 def _member(
-    member_id: str, spec: Mapping[str, Any], strategy: Strategy, pm: PluginManager, source: str
+    member_id: str,
+    spec: Mapping[str, Any],
+    strategy: Strategy | None,
+    pm: PluginManager,
+    source: str,
 ) -> Member:
     user_data_hex = spec.get("user_data_hex")
     try:
@@ -150,5 +165,7 @@ def _member(
         group_instance_id=spec.get("group_instance_id"),
         rack=spec.get("rack"),
         user_data=user_data,
-        decoded_user_data=pm.decode_user_data(strategy, member_id, user_data, 3),
+        decoded_user_data=None
+        if strategy is None
+        else pm.decode_user_data(strategy, member_id, user_data, 3),
     )
