@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import wire
+from .classic import wire
 from .errors import CodecError, MalformedSnapshot
 from .metrics import RoundMetrics, round_metrics
 from .model import (
@@ -66,16 +66,16 @@ from .snapshot_schema import (
 )
 
 __all__ = [
+    "CapturedMember",
     "GROUP_TYPES",
+    "GroupSnapshot",
     "MEMBER_FIELDS",
     "MEMBER_TYPES",
-    "SNAPSHOT_FIELDS",
-    "SNAPSHOT_SCHEMA",
-    "CapturedMember",
-    "GroupSnapshot",
     "MalformedSnapshot",
     "MemberInfo",
     "MemberWire",
+    "SNAPSHOT_FIELDS",
+    "SNAPSHOT_SCHEMA",
     "read_snapshot",
     "snapshot_from_wire",
     "snapshot_metrics",
@@ -280,9 +280,6 @@ def _assignment_from_bytes(where: str, data: bytes | None) -> MemberAssignment:
         return wire.decode_member_assignment(data)
     except CodecError as exc:
         raise MalformedSnapshot(f"{where} assignment: {exc}") from None
-
-
-# -- JSON lines ------------------------------------------------------------------------------
 
 
 def snapshot_to_dict(snapshot: GroupSnapshot) -> dict[str, Any]:

@@ -29,8 +29,8 @@ from typing import Any
 import assignframe_codec as codec
 
 from ..model import Cluster, GroupAssignment
-from ..plugins import PluginManager
-from ..runner import Consumer, GroupRunner
+from ..plugins.manager import PluginManager
+from ..rebalance.runner import Consumer, GroupRunner
 from ..snapshot import GroupSnapshot, MemberWire, snapshot_to_dict
 from .fleet_members import dress
 

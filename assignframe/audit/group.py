@@ -11,7 +11,7 @@ from ..snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
 from .clients import GroupClients, identify_clients
 from .migration import SERVER_STRATEGIES, coordinator_assignor, migration_section
 from .recommend import Recommendation, TieBreak, recommend
-from .replay import AuditContext, StrategyOutcome, quiet_strategy_logs, replay_strategy
+from .rerun import AuditContext, StrategyOutcome, quiet_strategy_logs, replay_strategy
 from .rows import current_metrics, group_rows, running_strategy
 
 __all__ = ["ChunkResult", "audit_chunk", "audit_group", "group_detail", "snapshot_view"]

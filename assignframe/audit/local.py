@@ -20,7 +20,7 @@ from .group import ChunkResult, audit_chunk, audit_group
 from .options import AuditOptions
 from .output import RowsWriter, write_json
 from .reader import InputReader, superseded_rows
-from .replay import AuditContext
+from .rerun import AuditContext
 from .summary import Aggregates, AttentionLists, WorstGroups, summary_document
 
 __all__ = ["group_details", "run_local"]

@@ -9,11 +9,14 @@
   consumer-protocol support (:mod:`assignframe.audit.clients`). Beside it, what the upgrade
   would do under ``uniform`` and ``range`` against what the group's strategy assigned:
   partitions moved, whether the result is valid, and the longest time a partition would have no
-  owner while members reconcile (members heartbeating every
-  :data:`HEARTBEAT_INTERVAL_MS`, the broker's default). For a refused group the prediction is
-  what would happen once the causes are fixed, and is marked so (``hypothetical``).
+  owner while the converted group's members reconcile toward the target heartbeat by heartbeat
+  by Kafka's rules (each keeping its Assignment, at the generation as epoch; Java clients
+  heartbeating every ``group.consumer.heartbeat.interval.ms``, the broker's default 5 s:
+  :func:`~assignframe.rebalance.consumer_group.predict_handover`). For a refused group the
+  prediction is what would happen once the causes are fixed, and is marked so (``hypothetical``).
 
-The rules are :mod:`assignframe.consumer_group`'s; this module only applies them to a snapshot.
+The rules are :mod:`assignframe.rebalance.consumer_group`'s; this module only applies them to a
+snapshot.
 """
 
 from __future__ import annotations
@@ -22,33 +25,32 @@ import dataclasses
 import re
 from typing import Any
 
-from ..consumer_group import (
+from ..metrics import metrics_record
+from ..model import GroupAssignment, GroupSubscription, MemberAssignment
+from ..plugins.manager import PluginManager
+from ..rebalance.consumer_group import (
     DEFAULT_SERVER_ASSIGNORS,
     choose_server_assignor,
-    reconcile,
+    converted_members,
+    predict_handover,
     target_assignment,
     upgrade_refusal,
 )
-from ..metrics import metrics_record
-from ..model import GroupAssignment, MemberAssignment
-from ..plugins import PluginManager
 from ..server_assignor import server_name
 from ..snapshot import GroupSnapshot
 from .clients import GroupClients
 
 __all__ = [
-    "HEARTBEAT_INTERVAL_MS",
     "REFUSAL_KINDS",
     "SERVER_STRATEGIES",
     "coordinator_assignor",
     "migration_section",
+    "predicted_handover",
     "server_replay",
 ]
 
 #: What a consumer-protocol group is replayed through (qualified names, as ``plugins`` shows).
 SERVER_STRATEGIES = tuple(server_name(n) for n in DEFAULT_SERVER_ASSIGNORS)
-#: ``group.consumer.heartbeat.interval.ms``'s default: the pace of a migrated group's hand-overs.
-HEARTBEAT_INTERVAL_MS = 5000
 #: Why an upgrade does not happen, as the roll-ups count it: (key, how people read it).
 REFUSAL_KINDS = (
     ("user_data", "an Assignment carries user data (KAFKA-18134)"),
@@ -75,9 +77,14 @@ def server_replay(
 ) -> tuple[GroupAssignment, dict[str, Any]]:
     """The server assignor's target for the snapshot's members, measured against what they own
     (one round: the broker computes a target, it has no follow-up rounds)."""
-    group = snapshot.subscription()
-    target = target_assignment(group, snapshot.current, assignor, pm)
-    return target, metrics_record(group, target, snapshot.current, 1, 1)
+    return _server_target(snapshot.subscription(), snapshot.current, assignor, pm)
+
+
+def _server_target(
+    group: GroupSubscription, current: GroupAssignment, assignor: str, pm: PluginManager
+) -> tuple[GroupAssignment, dict[str, Any]]:
+    target = target_assignment(group, current, assignor, pm)
+    return target, metrics_record(group, target, current, 1, 1)
 
 
 def migration_section(
@@ -96,8 +103,7 @@ def migration_section(
         "refused_for": sorted({kind for kind, _ in reasons}),
         "unknown_clients": clients.unidentified() if clients else [],
         "server_assignor": server_name(choose_server_assignor([])),
-        "predicted": [_predict(snapshot, assignor, pm, refused) for assignor in
-                      DEFAULT_SERVER_ASSIGNORS],
+        "predicted": _predictions(snapshot, pm, refused),
     }
 
 
@@ -126,23 +132,60 @@ def _converted(snapshot: GroupSnapshot) -> GroupSnapshot:
     return dataclasses.replace(snapshot, current=GroupAssignment(owned))
 
 
+def _predictions(
+    snapshot: GroupSnapshot, pm: PluginManager, hypothetical: bool
+) -> list[dict[str, Any]]:
+    """:func:`_predict` for each default assignor; what does not depend on the assignor (the
+    converted group and its leader's view) is built once per group."""
+    converted = _converted(snapshot)
+    group = converted.subscription()
+    epoch = max(snapshot.generation, 0)  # the conversion keeps the generation as group epoch
+    return [
+        _predict(group, converted.current, assignor, pm, hypothetical, epoch)
+        for assignor in DEFAULT_SERVER_ASSIGNORS
+    ]
+
+
 def _predict(
-    snapshot: GroupSnapshot, assignor: str, pm: PluginManager, hypothetical: bool
+    group: GroupSubscription,
+    owned: GroupAssignment,
+    assignor: str,
+    pm: PluginManager,
+    hypothetical: bool,
+    epoch: int,
 ) -> dict[str, Any]:
     """What the upgrade would give under ``assignor`` (an error is a result, not a crash)."""
     name = server_name(assignor)
-    snapshot = _converted(snapshot)
     try:
-        target, metrics = server_replay(snapshot, assignor, pm)
+        target, metrics = _server_target(group, owned, assignor, pm)
     except Exception as exc:
         return {"assignor": name, "error": f"{type(exc).__name__}: {exc}", "hypothetical":
                 hypothetical}
-    handover = reconcile(snapshot.current, target, HEARTBEAT_INTERVAL_MS)
+    handover = predicted_handover(group, owned, target, epoch)
     return {
         "assignor": name,
         "hypothetical": hypothetical,
         "valid": bool(metrics["valid"]),
         "partitions_moved": metrics["partitions_moved"],
-        "max_unowned_ms": max(handover.unowned_ms.values(), default=0),
+        "max_unowned_ms": handover["max_unowned_ms"],
+        "handover": handover,
         "metrics": metrics,
+    }
+
+
+def predicted_handover(
+    group: GroupSubscription, owned: GroupAssignment, target: GroupAssignment, epoch: int
+) -> dict[str, Any]:
+    """How the converted group would reach ``target``: heartbeat intervals until every member
+    owns its target, partitions that change hands and how long they stay unconsumed, members
+    that must revoke first. ``epoch``: the converted group's epoch (the classic generation)."""
+    members = converted_members(owned, group, epoch)
+    handover = predict_handover(group, members, owned, target, epoch + 1)
+    unowned = [h.unowned_ms for h in handover.handovers]
+    return {
+        "heartbeats": handover.heartbeats,
+        "unowned_partitions": len(unowned),
+        "max_unowned_ms": max(unowned, default=0),
+        "total_unowned_ms": sum(unowned),
+        "revoking_members": len(handover.revoked),
     }

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .replay import StrategyOutcome
+from .rerun import StrategyOutcome
 
 __all__ = ["CRITERIA", "Recommendation", "TieBreak", "recommend"]
 

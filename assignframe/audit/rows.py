@@ -16,7 +16,7 @@ from ..snapshot import GroupSnapshot, snapshot_metrics
 from .clients import GroupClients
 from .migration import coordinator_assignor
 from .recommend import Recommendation
-from .replay import StrategyOutcome
+from .rerun import StrategyOutcome
 
 __all__ = [
     "ATTENTION",

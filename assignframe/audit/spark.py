@@ -26,7 +26,7 @@ from .group import audit_group
 from .options import AuditOptions
 from .output import MIGRATION_CSV, migration_line, write_json
 from .reader import input_format, superseded_rows
-from .replay import AuditContext
+from .rerun import AuditContext
 from .rows import ATTENTION, COLUMNS, GROUP_COLUMNS, MIGRATION_COLUMNS
 from .summary import (
     ATTENTION_EXAMPLES,

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from ..errors import InputError, UnknownOptionError, UnknownStrategyError
 from ..model import TopicPartition
-from ..plugins import PluginManager
+from ..plugins.manager import PluginManager
 from ..server_assignor import SERVER_PREFIX
 
 __all__ = [

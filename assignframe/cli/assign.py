@@ -14,12 +14,12 @@ from typing import Any
 from rich.table import Table
 
 from ..audit.balance import least_balance_score
-from ..consumer_group import target_assignment
 from ..errors import UnknownStrategyError
-from ..groupfile import GroupFile, group_subscription, read_group_file
 from ..metrics import RoundMetrics, round_metrics
 from ..model import GroupAssignment, GroupSubscription
-from ..plugins import PluginManager, get_plugin_manager
+from ..plugins.manager import PluginManager, get_plugin_manager
+from ..rebalance.consumer_group import target_assignment
+from ..replay.groupfile import GroupFile, group_subscription, read_group_file
 from ..server_assignor import SERVER_PREFIX
 from ._common import (
     CommandLineError,

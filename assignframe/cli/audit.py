@@ -16,7 +16,7 @@ from ..audit import ENGINES, AuditOptions, run_audit
 from ..audit.console import print_summary
 from ..audit.reader import input_format
 from ..errors import InputError
-from ..plugins import get_plugin_manager
+from ..plugins.manager import get_plugin_manager
 from ._common import add_command, checked_strategies, console, positive_int, print_json
 
 __all__ = ["register"]

@@ -15,7 +15,7 @@ from ..decode.capture import CaptureOptions
 from ..decode.commands import capture_command, offsets_command, payload_command
 from ..decode.kafka import DEFAULT_MAX_FRAME_BYTES
 from ..decode.payload import BODY_KINDS, DETECTION_ORDER
-from ..plugins import get_plugin_manager
+from ..plugins.manager import get_plugin_manager
 from ._common import add_command, checked_strategies, console, positive_int
 
 __all__ = ["register"]

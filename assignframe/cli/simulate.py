@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..plugins import get_plugin_manager
+from ..plugins.manager import get_plugin_manager
 from ..simulate import (
     Scenario,
     load_scenario,

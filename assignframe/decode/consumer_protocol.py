@@ -10,6 +10,12 @@ Each time the highest member epoch seen in a group grows, a new epoch starts; th
 at the end of that epoch (every live member's subscription and the assignment the broker last sent
 it) becomes a :class:`~assignframe.snapshot.GroupSnapshot` with ``group_type="consumer"``.
 Topic ids are named from the capture's Metadata responses (ids stay when unknown).
+
+Every answered heartbeat is checked against the coordinator's own rules
+(:func:`assignframe.rebalance.reconcile.observe_heartbeat`): an answer Kafka's coordinator could
+not have given (a new epoch or new partitions while the member still owned partitions it had to
+revoke, an epoch going back, a heartbeat it would have fenced) is an ``impossible`` event with
+the reason.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Cluster, GroupAssignment, Member, TopicPartition
+from ..rebalance.reconcile import ObservedMember, observe_heartbeat
 from ..snapshot import GroupSnapshot, MemberInfo
 from .apis import Message
 from .timeline import error_name
@@ -52,6 +59,9 @@ class ConsumerMember:
     heartbeat_interval_ms: int | None = None
     last_seen: float = 0.0
     state: str = "active"  # active | left | fenced | vanished
+    observed: ObservedMember | None = None  # the coordinator's last answers, by topic id
+    request_epoch: int = 0  # of the heartbeat being answered
+    reported: frozenset[TopicPartition] | None = None  # its owned partitions, by topic id
 
 
 @dataclass
@@ -122,6 +132,8 @@ class ConsumerTimelineBuilder:
         owned = self._names(sent.get("topic_partitions"))
         if owned is not None:
             member.owned = owned
+        member.request_epoch = sent["member_epoch"]
+        member.reported = _by_id(sent.get("topic_partitions"))
         leave = LEAVE_EPOCHS.get(sent["member_epoch"])
         if leave:
             member.state = "left"
@@ -133,10 +145,12 @@ class ConsumerTimelineBuilder:
             name = error_name(got["error_code"])
             if name == "FENCED_MEMBER_EPOCH" or name == "UNKNOWN_MEMBER_ID":
                 member.state = "fenced"
+                member.observed = None
             group.events.append(_event(frame, "error", member.member_id, error=name,
                                        message=got.get("error_message")))
             return
         member.heartbeat_interval_ms = got.get("heartbeat_interval_ms")
+        self._check(group, member, got, frame)
         assignment = self._names((got.get("assignment") or {}).get("topic_partitions"))
         changed = assignment is not None and assignment != member.assignment
         if got.get("assignment") is not None:
@@ -149,6 +163,37 @@ class ConsumerTimelineBuilder:
                                        partitions=member.assignment))
         member.epoch = got["member_epoch"]
         self._snapshot(group, frame.timestamp)
+
+    def _check(self, group: ConsumerGroupTimeline, member: ConsumerMember,
+               got: dict[str, Any], frame: Any) -> None:
+        """Could Kafka's coordinator have answered this heartbeat so? (Leaves are not checked;
+        a member first seen mid-capture is checked from its first full assignment on.)"""
+        epoch, request_epoch = got["member_epoch"], member.request_epoch
+        if request_epoch < 0 or epoch < 0:
+            member.observed = None
+            return
+        assigned = _by_id((got.get("assignment") or {}).get("topic_partitions"))
+        before = ObservedMember(0, -1, frozenset()) if request_epoch == 0 else member.observed
+        if before is None:
+            if assigned is not None:
+                member.observed = ObservedMember(epoch, epoch, assigned)
+            return
+        named = self._named_partitions
+        after, problems = observe_heartbeat(
+            before, request_epoch, member.reported, epoch, assigned)
+        if problems:  # said with topic names: the same map for every partition of the step
+            _, problems = observe_heartbeat(
+                ObservedMember(before.epoch, before.previous_epoch, named(before.assigned),
+                               named(before.revoking)),
+                request_epoch, None if member.reported is None else named(member.reported),
+                epoch, None if assigned is None else named(assigned))
+        member.observed = after
+        for problem in problems:
+            group.events.append(_event(frame, "impossible", member.member_id, reason=problem))
+
+    def _named_partitions(self, partitions: frozenset[TopicPartition]) -> frozenset[TopicPartition]:
+        return frozenset(TopicPartition(self.topic_names.get(tp.topic, tp.topic), tp.partition)
+                         for tp in partitions)
 
     def _snapshot(self, group: ConsumerGroupTimeline, timestamp: float) -> None:
         """Start a snapshot when the group epoch grows; else the epoch's snapshot is updated."""
@@ -190,6 +235,14 @@ class ConsumerTimelineBuilder:
             group.partitions_per_topic = dict(self.partitions_per_topic)
             self._mark_vanished(group, self.last_timestamp)
         return sorted(self.groups.values(), key=lambda g: g.group_id)
+
+
+def _by_id(topic_partitions: Iterable[dict[str, Any]] | None) -> frozenset[TopicPartition] | None:
+    """Partitions as the wire names them (topic ids: stable whatever Metadata says later)."""
+    if topic_partitions is None:
+        return None
+    return frozenset(TopicPartition(t["topic_id"], p)
+                     for t in topic_partitions for p in t["partitions"])
 
 
 def _named(assignment: dict[str, Any]) -> list[list[Any]]:

@@ -32,7 +32,7 @@ def assignframe_isolated_pm() -> Iterator[PluginManager]:
     manager = isolated_plugin_manager()
     yield manager
     for name, plugin in manager.hook_manager.list_name_plugin():
-        if name != "assignframe.defaults":
+        if name != "assignframe.plugins.defaults":
             manager.unregister(plugin)
 
 

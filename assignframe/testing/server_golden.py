@@ -16,8 +16,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..replay.server import ServerReplay, replay_server_scenario
 from ..server_assignor import ServerAssignor
-from ..server_replay import ServerReplay, replay_server_scenario
 from .paths import shared_path
 
 __all__ = ["assert_all_match_java", "assert_matches_java", "golden_path", "scenarios"]

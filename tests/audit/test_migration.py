@@ -21,6 +21,9 @@ def test_the_audit_flags_an_upgrade_blocking_group(make_snapshot, context):
     assert "Assignment of a carries user data" in rows[0]["upgrade_refusal"]
     assert "KAFKA-18134" in rows[0]["upgrade_refusal"]
     assert detail["migration"]["upgrade_refused"] is True
+    # the coordinator refuses the conversion: the hand-over is only what would happen once the
+    # cause is fixed, and every prediction says so
+    assert {p["hypothetical"] for p in detail["migration"]["predicted"]} == {True}
 
 
 def test_a_partition_in_two_assignments_makes_the_upgrade_fail(make_snapshot, context):
@@ -48,6 +51,14 @@ def test_a_group_without_assignment_user_data_can_upgrade(make_snapshot, context
     # a: t-0, t-1; b: t-2 is what both server assignors give two members on three partitions
     for metrics in predicted.values():
         assert metrics["valid"] and metrics["partitions_moved"] == 0
+    for entry in migration["predicted"]:  # every member just moves to the new epoch
+        assert entry["handover"] == {
+            "heartbeats": 1,
+            "unowned_partitions": 0,
+            "max_unowned_ms": 0,
+            "total_unowned_ms": 0,
+            "revoking_members": 0,
+        }
 
 
 def test_an_unbalanced_group_sees_what_each_server_assignor_moves(make_snapshot, context):
@@ -61,6 +72,16 @@ def test_an_unbalanced_group_sees_what_each_server_assignor_moves(make_snapshot,
     assert predicted["server:uniform"]["partitions_moved"] == 2  # sticky: two go to b
     assert predicted["server:range"]["partitions_moved"] == 2  # range: t-2, t-3 go to b
     assert predicted["server:uniform"]["spread"] == 0
+    # a (first of two members: heartbeat at 5 s / 3) revokes two partitions and acknowledges at
+    # once; b takes them at its own heartbeat (2 * 5 s / 3): each unconsumed for 1.667 s
+    for entry in detail["migration"]["predicted"]:
+        assert entry["handover"] == {
+            "heartbeats": 1,
+            "unowned_partitions": 2,
+            "max_unowned_ms": 3333 - 1666,
+            "total_unowned_ms": 2 * (3333 - 1666),
+            "revoking_members": 1,
+        }
 
 
 def test_a_consumer_group_is_replayed_through_the_server_assignors(make_snapshot, context):

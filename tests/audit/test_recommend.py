@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from assignframe.audit.recommend import TieBreak, recommend
-from assignframe.audit.replay import StrategyOutcome
+from assignframe.audit.rerun import StrategyOutcome
 
 CURRENT = {"spread": 3, "idle_members": 1, "lag_spread": None}
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from assignframe.audit import audit_group, read_snapshot
-from assignframe.audit.replay import AuditContext, replay_strategy
+from assignframe.audit.rerun import AuditContext, replay_strategy
 
 
 def test_range_replay_of_a_range_group_moves_nothing(context, make_snapshot):
@@ -39,7 +39,7 @@ def _hex_assignment(pairs):
 
 
 def test_a_failing_strategy_is_a_row_not_a_crash(context, make_snapshot):
-    from assignframe.audit.replay import AuditContext
+    from assignframe.audit.rerun import AuditContext
 
     broken = AuditContext(context.pm, ("no-such-strategy",))
     rows, _ = audit_group(1, make_snapshot(), broken)
@@ -57,7 +57,7 @@ def test_detail_holds_every_assignment(context, make_snapshot):
 
 
 def test_default_strategy_set_and_all(context):
-    from assignframe.audit.replay import DEFAULT_STRATEGIES, AuditContext
+    from assignframe.audit.rerun import DEFAULT_STRATEGIES, AuditContext
 
     installed = context.pm.strategy_names()
     assert AuditContext.create().strategies == tuple(

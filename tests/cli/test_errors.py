@@ -17,7 +17,7 @@ import sys
 import assignframe_codec as codec
 import pytest
 
-import assignframe.plugins
+import assignframe.plugins.manager
 from assignframe import GroupAssignment, Strategy, hookimpl
 from assignframe.audit import write_fleet
 from assignframe.cli import main
@@ -57,7 +57,7 @@ class TunablePlugin:
 @pytest.fixture(autouse=True)
 def cli_pm(spm, monkeypatch):
     spm.register(TunablePlugin(), name="tunable")
-    monkeypatch.setattr(assignframe.plugins, "_shared_manager", spm)
+    monkeypatch.setattr(assignframe.plugins.manager, "_shared_manager", spm)
     return spm
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from assignframe_server_simple import SimpleAssignor, topic_subscribers
 
-from assignframe.server_replay import server_rounds
+from assignframe.replay.server import server_rounds
 from assignframe.testing import server_golden
 
 SCENARIOS = server_golden.scenarios("simple", start=__file__)

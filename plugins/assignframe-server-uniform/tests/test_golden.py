@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from assignframe_server_uniform import UniformAssignor, topic_order
 
-from assignframe.server_replay import server_rounds
+from assignframe.replay.server import server_rounds
 from assignframe.testing import server_golden
 
 SCENARIOS = server_golden.scenarios("uniform", start=__file__)

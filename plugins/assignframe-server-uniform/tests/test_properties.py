@@ -5,7 +5,7 @@ from __future__ import annotations
 from assignframe_server_uniform import UniformAssignor
 from hypothesis import given, settings
 
-from assignframe.server_replay import ServerRound, contract_violations
+from assignframe.replay.server import ServerRound, contract_violations
 from assignframe.testing.server_groups import server_groups
 
 

@@ -2,7 +2,7 @@
 
 The coordinator writes each member's new target assignment as a record in the order its map
 iterates, reads it back into a ``HashMap``, and the next call's tie-breaks follow that order
-(``assignframe.server_replay.target_after``). Java's builders never sort: a member whose
+(``assignframe.replay.server.target_after``). Java's builders never sort: a member whose
 assignment did not change keeps its current map object; any other gets
 ``AssignorHelpers.deepCopyAssignment`` of it (``new HashMap<>(size)`` of ``new HashSet<>(set)``)
 and then the builder's removals and ``computeIfAbsent(topic, ...).add(p)`` calls, in the order the
