@@ -32,7 +32,7 @@ from ..classic.wire import WIRE_VERSION
 from ..errors import ScenarioError
 from ..model import GroupSubscription, Member, TopicPartition
 from ..plugins.manager import PluginManager
-from ..snapshot import GROUP_TYPES
+from ..snapshot_schema import GROUP_TYPES
 from ..strategy import Strategy
 from .scenario import cluster_of, lags_of
 

@@ -280,6 +280,22 @@ TABLE = [
         2,
         "not a decode snapshot: Expecting value: line 1 column 1 (char 0) (junk.txt line 1)",
     ),
+    # inspect, watch (a live cluster: only what is refused before connecting)
+    (
+        ["inspect"],
+        2,
+        "the following arguments are required: --bootstrap-server (assignframe inspect; see "
+        "assignframe inspect --help)",
+    ),
+    (["inspect", "--bootstrap-server", "127.0.0.1:1", "--timeout", "0"], 2,
+     "expected seconds > 0 (--timeout)"),
+    (
+        ["inspect", "--bootstrap-server", "127.0.0.1:1", "--group", "("],
+        2,
+        "not a regular expression: missing ), unterminated subpattern at position 0 (--group)",
+    ),
+    (["watch", "--bootstrap-server", "127.0.0.1:1", "--interval", "0"], 2,
+     "expected seconds > 0 (--interval)"),
     # demo, usage
     (
         ["demo", "--groups", "0"],
