@@ -86,10 +86,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=_run)
 
 
+#: Why --strategies takes no broker assignor (said in the error when one is given).
+SERVER_NOTE = (
+    "the audit replays every consumer-protocol group through the broker's assignors and "
+    "predicts each classic group's upgrade with them; --strategies names client strategies"
+)
+
+
 def _run(args: argparse.Namespace) -> int:
     """Exit 0: every row audited; 1: malformed rows skipped (listed); 2: nothing auditable."""
     if args.strategies and args.strategies != ("all",):
-        checked_strategies(get_plugin_manager(), args.strategies, "--strategies")
+        checked_strategies(get_plugin_manager(), args.strategies, "--strategies", SERVER_NOTE)
     options = AuditOptions(
         strategies=args.strategies,
         processes=args.processes,

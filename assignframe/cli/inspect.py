@@ -89,12 +89,16 @@ def cluster_settings(args: argparse.Namespace) -> tuple[ClientConfig, GroupFilte
 
 
 def _logging(config: ClientConfig, verbose: bool) -> None:
+    """The client's own steps (kafka-python, the cluster reader) on stderr with secrets masked:
+    everything with ``-v``, else kafka-python's errors and the reader's warnings. The rest of
+    assignframe's warnings (a member's unreadable user data, say) are left as they are."""
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(RedactingFilter(config))
-    for name in ("kafka", "assignframe"):
+    quiet = {"kafka": logging.CRITICAL, "assignframe.cluster": logging.WARNING}
+    for name, level in quiet.items():
         logger = logging.getLogger(name)
         logger.addHandler(handler)
-        logger.setLevel(logging.DEBUG if verbose else logging.CRITICAL)
+        logger.setLevel(logging.DEBUG if verbose else level)
         logger.propagate = False
 
 

@@ -52,9 +52,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    config, wanted = cluster_settings(args)
-    if args.interval <= 0:
+    if args.interval <= 0:  # checked before the settings set up the logging of a live read
         raise CommandLineError("expected seconds > 0", "--interval")
+    config, wanted = cluster_settings(args)
     options = WatchOptions(args.interval, args.duration, args.stuck_after, args.history,
                            args.timeout)
     metrics = WatchMetrics()

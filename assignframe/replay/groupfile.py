@@ -3,6 +3,8 @@
 Schema (docs/cli.md has the full description)::
 
     strategy: range                 # optional; --strategy overrides
+    group_type: classic             # optional: classic (default) or consumer (KIP-848: the
+                                    # strategy is a server assignor, server:uniform ...)
     options: {}                     # optional strategy options; --option k=v adds to them
     generation: 1                   # optional, the generation being created (default 1)
     partitions_per_topic: {t0: 3, t1: 2}
@@ -30,6 +32,7 @@ from ..classic.wire import WIRE_VERSION
 from ..errors import ScenarioError
 from ..model import GroupSubscription, Member, TopicPartition
 from ..plugins.manager import PluginManager
+from ..snapshot_schema import GROUP_TYPES
 from ..strategy import Strategy
 from .scenario import cluster_of, lags_of
 
@@ -59,6 +62,11 @@ class GroupFile:
     @property
     def options(self) -> dict[str, Any]:
         return dict(self.document.get("options") or {})
+
+    @property
+    def group_type(self) -> str:
+        """``classic`` (a client strategy assigns) or ``consumer`` (the broker's assignor)."""
+        return str(self.document.get("group_type") or "classic")
 
 
 def read_group_file(path: str | os.PathLike[str], text: str | None = None) -> GroupFile:
@@ -92,6 +100,8 @@ def _check(document: Any, source: str) -> None:
         fail("partitions_per_topic", "expected {topic: partition count}")
     if not isinstance(document.get("options", {}) or {}, dict):
         fail("options", "expected an object")
+    if document.get("group_type", "classic") not in GROUP_TYPES:
+        fail("group_type", f"expected one of {', '.join(GROUP_TYPES)}")
     members = document.get("members")
     if not isinstance(members, dict):
         fail("members", "expected {member_id: {topics: [...]}}")
@@ -119,11 +129,13 @@ def _check_owned(owned: Any, field: str, fail: Any) -> None:
 
 
 def group_subscription(
-    group_file: GroupFile, strategy: Strategy, pm: PluginManager
+    group_file: GroupFile, strategy: Strategy | None, pm: PluginManager
 ) -> GroupSubscription:
-    """The GroupSubscription a group file describes; user data is decoded through ``pm``."""
+    """The GroupSubscription a group file describes; user data is decoded through ``pm`` by
+    ``strategy`` (None: a consumer-protocol group, which has no user data)."""
     document = group_file.document
-    read = UserDataReader(pm, strategy, f"group file {group_file.source}")
+    where = f"group file {group_file.source}"
+    read = None if strategy is None else UserDataReader(pm, strategy, where)
     members = {
         member_id: _member(member_id, spec, read, group_file.source)
         for member_id, spec in document["members"].items()
@@ -132,13 +144,13 @@ def group_subscription(
         members,
         cluster_of(document["partitions_per_topic"], document.get("partition_racks")),
         generation=int(document.get("generation", 1)),
-        options={**group_file.options, **strategy.options},
+        options={**group_file.options, **(strategy.options if strategy else {})},
         lags=lags_of(document.get("lags")),
     )
 
 
 def _member(
-    member_id: str, spec: Mapping[str, Any], read: UserDataReader, source: str
+    member_id: str, spec: Mapping[str, Any], read: UserDataReader | None, source: str
 ) -> Member:
     """One member as the leader reads it: user data the strategy cannot read counts as none,
     with one warning (the leader's rule, :class:`~assignframe.classic.protocol.UserDataReader`)."""
@@ -147,7 +159,7 @@ def _member(
         sent = None if user_data_hex is None else bytes.fromhex(user_data_hex)
     except (TypeError, ValueError) as exc:
         raise ScenarioError(f"{source}: members.{member_id}.user_data_hex: not hex") from exc
-    user_data, decoded = read(member_id, sent, WIRE_VERSION)
+    user_data, decoded = (sent, None) if read is None else read(member_id, sent, WIRE_VERSION)
     return Member(
         member_id=member_id,
         topics=tuple(spec["topics"]),

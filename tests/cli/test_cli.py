@@ -136,3 +136,4 @@ def test_usage_error_exits_2(capsys):
     with pytest.raises(SystemExit) as caught:
         main(["frobnicate"])
     assert caught.value.code == 2
+
