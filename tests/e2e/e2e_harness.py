@@ -31,7 +31,7 @@ from e2e_timeline import (
 )
 
 from assignframe.kafka_python import KAFKA_PYTHON_VERSION
-from assignframe.testing.broker import Broker, TansuQuirks
+from assignframe.testing.broker import Broker
 
 MEMBER_SCRIPT = Path(__file__).with_name("member.py")
 
@@ -64,7 +64,7 @@ def producer(broker: Broker) -> Any:
     return KafkaProducer(
         bootstrap_servers=broker.bootstrap,
         client_id="e2e-producer",
-        **TansuQuirks.KAFKA_PYTHON_PRODUCER,
+        **broker.producer_settings,
     )
 
 
@@ -155,8 +155,8 @@ class Group:
         config = {
             "client": client, "name": name, "bootstrap": self.broker.bootstrap, "group": self.name,
             "topics": [self.topic], "strategies": list(strategies),
-            "session_timeout_ms": TansuQuirks.SESSION_TIMEOUT_MS,
-            "heartbeat_interval_ms": TansuQuirks.HEARTBEAT_INTERVAL_MS,
+            "session_timeout_ms": self.broker.timings.session_timeout_ms,
+            "heartbeat_interval_ms": self.broker.timings.heartbeat_interval_ms,
             "log": str(self.workdir / f"{name}.jsonl"), **extra,
         }  # fmt: skip
         stderr = open(self.workdir / f"{name}.stderr", "ab")
@@ -278,7 +278,8 @@ class Group:
             time.sleep(0.1)
         raise AssertionError(
             f"timed out after {timeout:.0f}s waiting for {description}; "
-            f"live ownership: {self.live_ownership()}; logs in {self.workdir}"
+            f"live ownership: {self.live_ownership()}; logs in {self.workdir}; "
+            f"{self.broker.describe()}"
         )
 
     def wait_stable(

@@ -15,8 +15,6 @@ from e2e_harness import (
     leader_assignment,
 )
 
-from assignframe.testing.broker import TansuQuirks
-
 STICKY = ["sticky", COOPERATIVE_STICKY]
 SLOW_RECORDS = {"record_delay": 0.005}  # so a kill lands between processing and committing
 
@@ -41,7 +39,7 @@ def test_follower_killed(new_group, strategy):
         before = start_three(group, strategy)
         victim = next(name for name in sorted(before) if name != group.leader())
         group.kill(victim)
-        after = group.wait_stable(timeout=TansuQuirks.REBALANCE_SECONDS * 3)
+        after = group.wait_stable(timeout=group.broker.timings.rebalance_seconds * 3)
     assert set(after) == set(before) - {victim}
     if strategy in ("sticky", "cooperative-sticky"):
         for survivor, partitions in after.items():
@@ -61,10 +59,13 @@ def test_leader_killed_during_rebalance_keeps_placement(new_group, strategy):
         # the leader has computed the first round. Either way the leader dies mid-rebalance.
         signal = "revoked" if strategy == "sticky" else "leader"
         first_round = group.first_event(
-            old_leader, [signal], since=joined_at, timeout=TansuQuirks.REBALANCE_SECONDS * 2
+            old_leader,
+            [signal],
+            since=joined_at,
+            timeout=group.broker.timings.rebalance_seconds * 2,
         )
         killed_at = group.kill(old_leader)
-        after = group.wait_stable(timeout=TansuQuirks.REBALANCE_SECONDS * 4)
+        after = group.wait_stable(timeout=group.broker.timings.rebalance_seconds * 4)
 
     survivors = set(before) - {old_leader}
     assert set(after) == survivors | {"kp3"}
@@ -101,15 +102,15 @@ def test_member_back_with_stale_generation(new_group, strategy):
         before = start_three(group, strategy)
         stale = next(name for name in sorted(before) if name != group.leader())
         paused_at = group.pause(stale)
-        group.wait_stable(timeout=TansuQuirks.REBALANCE_SECONDS * 3, without=[stale])
+        group.wait_stable(timeout=group.broker.timings.rebalance_seconds * 3, without=[stale])
         resumed_at = group.resume(stale)
         woke = group.first_event(
             stale,
             ["lost", "revoked", "assigned"],
             since=resumed_at,
-            timeout=TansuQuirks.REBALANCE_SECONDS * 2,
+            timeout=group.broker.timings.rebalance_seconds * 2,
         )
-        after = group.wait_stable(timeout=TansuQuirks.REBALANCE_SECONDS * 4)
+        after = group.wait_stable(timeout=group.broker.timings.rebalance_seconds * 4)
 
     assert set(after) == set(before)
     assert sorted(len(tps) for tps in after.values()) == [2, 2, 2]
