@@ -9,12 +9,18 @@ consumes, commits after every batch, and appends one JSON object per event to it
 Every event carries ``t`` (``time.time()``; one clock for every process on the host) and ``m``
 (the member's name). ``leader`` events come from an ``after_assignment`` hook registered in this
 process, so they appear only when this member's assignframe strategy computed the assignment.
-SIGTERM closes the consumer (LeaveGroup) and exits 0.
+SIGTERM closes the consumer (LeaveGroup) and exits 0. The client's own log (INFO) goes to stderr.
+
+Config keys besides the connection: ``strategies``, ``session_timeout_ms``,
+``heartbeat_interval_ms``, and optionally ``client_rack``, ``max_poll_interval_ms``,
+``max_poll_records`` and ``record_delay`` (seconds slept per record, so a kill lands between
+processing and committing).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import sys
@@ -73,6 +79,24 @@ class LeaderLog:
         self.log.write("leader", strategy=strategy.name, members=members, assignment=assigned)
 
 
+def await_topic_metadata(consumer: Any, topics: list[str], timeout: float = 60.0) -> None:
+    """Return once a subscribed kafka-python consumer's metadata holds every topic.
+
+    Call it after ``subscribe`` and before the first ``poll``. kafka-python (3.0.12 seen) loses a
+    join when a leader's rejoin was asked for only by a metadata change and its own poll timed out
+    meanwhile: its assignment snapshot catches up with the metadata, ``need_rejoin()`` turns
+    False, the finished JoinGroup/SyncGroup is never read, heartbeats stay off and the broker
+    drops the member (Java sets its rejoin flag in that case, KAFKA-9815). On Kafka, which answers
+    a JoinGroup at once, a leader that joins before fetching its topic's metadata assigns nothing,
+    then rejoins that way; with the topic known before the first join it never has to.
+    """
+    deadline = time.monotonic() + timeout
+    while not all(consumer.partitions_for_topic(topic) for topic in topics):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no metadata for {topics} after {timeout:.0f}s")
+        time.sleep(0.1)
+
+
 def run_kafka_python(config: dict[str, Any], log: EventLog) -> None:
     from kafka import ConsumerRebalanceListener, KafkaConsumer
 
@@ -113,6 +137,7 @@ def run_kafka_python(config: dict[str, Any], log: EventLog) -> None:
             log.write("lost", partitions=_pairs(lost))
 
     consumer.subscribe(config["topics"], listener=Listener())
+    await_topic_metadata(consumer, config["topics"])
     delay = config.get("record_delay", 0.0)
     try:
         while not Stop.requested:
@@ -286,6 +311,11 @@ def run_aiokafka(config: dict[str, Any], log: EventLog) -> None:
 
 def main(argv: list[str]) -> int:
     config = json.loads(argv[1])
+    logging.basicConfig(
+        level=logging.INFO,
+        stream=sys.stderr,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
     log = EventLog(config["log"], config["name"])
     Stop.install()
     log.write("started", pid=os.getpid(), client=config["client"], strategies=config["strategies"])

@@ -14,6 +14,7 @@ import time
 
 import pytest
 from e2e_harness import create_topic, producer
+from member import await_topic_metadata
 
 from assignframe import TopicPartition
 from assignframe.kafka_python import assignors
@@ -63,6 +64,7 @@ class _Member(threading.Thread):
                 partition_assignment_strategy=assignors("lag-aware", lag_source=source),
                 **self.config,
             )
+            await_topic_metadata(consumer, [self.topic])  # see member.py
             while not self.stop.is_set():
                 consumer.poll(timeout_ms=200, max_records=1)
                 self.assigned = frozenset(tp.partition for tp in consumer.assignment())
