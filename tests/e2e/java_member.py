@@ -1,0 +1,117 @@
+"""Java members of the e2e groups: Kafka's own KafkaConsumer (classic protocol), run by
+``shared/java/clients/run-consumer.sh``, with Java's StickyAssignor or CooperativeStickyAssignor.
+
+The runner prints one JSON line per rebalance callback, holding the member's whole assignment
+after it. :func:`start_java_member` pipes that into this file run as a script, which writes the
+same event log as ``member.py`` (``assigned`` / ``revoked`` / ``lost`` with the partitions that
+changed, plus the whole ``assignment``), stamped the moment each line arrives: one clock with the
+other members. The JVM is the member's process (the harness's kill -9 hits it); Kafka's own log
+(INFO, timestamped) is its stderr. The runner does not log records or commit, so groups with Java
+members are checked on ownership and callbacks, not on consumption.
+
+The runner's member timings are fixed (session 6 s, heartbeat 1 s); they equal the Kafka test
+broker's :data:`~assignframe.testing.kafka_node.KAFKA_TIMINGS`, which the other members use.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+#: assignframe strategy name -> the Java assignor with the same protocol name
+JAVA_ASSIGNORS = {
+    "sticky": "org.apache.kafka.clients.consumer.StickyAssignor",
+    "cooperative-sticky": "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
+}
+#: Long enough for any test, short enough that a JVM left by a killed session ends on its own.
+POLL_SECONDS = 900
+
+
+def run_consumer_script(shared: Path) -> Path:
+    """``shared/java/clients/run-consumer.sh``.
+
+    :raises FileNotFoundError: it is missing (the shared directory is too old or incomplete)
+    """
+    script = shared / "java" / "clients" / "run-consumer.sh"
+    if not script.is_file():
+        raise FileNotFoundError(
+            f"{script} is missing: the Java members need shared/java/clients (Kafka's Java "
+            "consumer runner); update the shared directory"
+        )
+    return script
+
+
+def start_java_member(
+    config: dict[str, Any], shared: Path, stderr: Any
+) -> tuple[subprocess.Popen[bytes], subprocess.Popen[bytes]]:
+    """Start the JVM and the process that turns its stdout into the member's event log.
+
+    :param config: ``member.py``'s config (``bootstrap``, ``group``, ``topics`` (one),
+        ``strategies`` (one of :data:`JAVA_ASSIGNORS`), ``name``, ``log``)
+    :returns: (the JVM, the log writer); the writer ends when the JVM's stdout closes
+    """
+    from assignframe.testing.kafka_node import find_java
+
+    (topic,) = config["topics"]
+    (strategy,) = config["strategies"]
+    command = [
+        "sh", str(run_consumer_script(shared)), config["bootstrap"], config["group"], topic,
+        JAVA_ASSIGNORS[strategy], "true", config["name"],
+    ]  # fmt: skip
+    env = {
+        **os.environ,
+        "JAVALAB_JAVA": str(find_java()),
+        "JAVALAB_POLL_SECONDS": str(POLL_SECONDS),
+        "JAVALAB_JAVA_OPTS": "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSS",
+    }
+    jvm = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, env=env)
+    try:
+        writer = subprocess.Popen(
+            [sys.executable, __file__, config["log"], config["name"], str(jvm.pid), strategy],
+            stdin=jvm.stdout,
+            stderr=stderr,
+        )
+    except BaseException:
+        jvm.kill()
+        jvm.wait()
+        raise
+    finally:
+        assert jvm.stdout is not None
+        jvm.stdout.close()  # the writer holds it now
+    return jvm, writer
+
+
+def write_events(lines: Any, log: Any) -> None:
+    """Turn the runner's lines into events: what changed, and the whole assignment after."""
+    owned: set[tuple[str, int]] = set()
+    for line in lines:
+        try:
+            callback = json.loads(line)
+        except ValueError:
+            continue  # not a callback line
+        after = {(topic, partition) for topic, partition in callback["assignment"]}
+        changed = after - owned if callback["event"] == "assigned" else owned - after
+        owned = after
+        log.write(
+            callback["event"],
+            partitions=sorted(map(list, changed)),
+            assignment=sorted(map(list, after)),
+        )
+
+
+def main(argv: list[str]) -> int:
+    from member import EventLog
+
+    log_path, name, pid, strategy = argv[1:5]
+    log = EventLog(log_path, name)
+    log.write("started", pid=int(pid), client="java", strategies=[strategy])
+    write_events(sys.stdin, log)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
