@@ -13,8 +13,8 @@ SIGTERM closes the consumer (LeaveGroup) and exits 0. The client's own log (INFO
 
 Config keys besides the connection: ``strategies``, ``session_timeout_ms``,
 ``heartbeat_interval_ms``, and optionally ``client_rack``, ``max_poll_interval_ms``,
-``max_poll_records`` and ``record_delay`` (seconds slept per record, so a kill lands between
-processing and committing).
+``max_poll_records``, ``record_delay`` (seconds slept per record, so a kill lands between
+processing and committing) and, for confluent-kafka, ``group_protocol: consumer`` (KIP-848).
 """
 
 from __future__ import annotations
@@ -183,6 +183,18 @@ def commit_kafka_python(consumer: Any, offsets: dict[str, int], log: EventLog) -
 # --------------------------------------------------------------------------------------------
 
 
+def _librdkafka_group_settings(config: dict[str, Any]) -> dict[str, Any]:
+    """Classic: the client's assignor and timings. ``group_protocol: consumer`` (KIP-848): the
+    broker assigns with ``strategies[0]`` as ``group.remote.assignor`` and sets the timings."""
+    if config.get("group_protocol") == "consumer":
+        return {"group.protocol": "consumer", "group.remote.assignor": config["strategies"][0]}
+    return {
+        "partition.assignment.strategy": ",".join(config["strategies"]),
+        "session.timeout.ms": config["session_timeout_ms"],
+        "heartbeat.interval.ms": config["heartbeat_interval_ms"],
+    }
+
+
 def run_confluent(config: dict[str, Any], log: EventLog) -> None:
     from confluent_kafka import Consumer, KafkaException, TopicPartition
 
@@ -190,9 +202,7 @@ def run_confluent(config: dict[str, Any], log: EventLog) -> None:
         "bootstrap.servers": config["bootstrap"],
         "group.id": config["group"],
         "client.id": config["name"],
-        "partition.assignment.strategy": ",".join(config["strategies"]),
-        "session.timeout.ms": config["session_timeout_ms"],
-        "heartbeat.interval.ms": config["heartbeat_interval_ms"],
+        **_librdkafka_group_settings(config),
         "max.poll.interval.ms": config.get("max_poll_interval_ms", 30000),
         "auto.offset.reset": "earliest",
         "enable.auto.commit": False,
