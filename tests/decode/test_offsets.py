@@ -87,13 +87,15 @@ def test_file_of_records_with_a_bad_line(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_live_read_of_a_topic_holding_offsets_records(kafka_broker, capsys):
+def test_live_read_of_a_topic_holding_offsets_records(assignframe_tansu_broker, capsys):
     """Tansu keeps group state outside __consumer_offsets, so the live path is checked on a topic
     we fill with the golden records (real Kafka-format keys and values, plus a tombstone)."""
     from kafka import KafkaProducer
     from kafka.admin import KafkaAdminClient, NewTopic
 
-    from assignframe.testing.broker import TansuQuirks
+    from assignframe.testing.tansu import TansuQuirks
+
+    kafka_broker = assignframe_tansu_broker
 
     admin = KafkaAdminClient(bootstrap_servers=kafka_broker.bootstrap)
     admin.create_topics([NewTopic("offsets-copy", 2, 1)])

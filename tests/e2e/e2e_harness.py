@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -29,9 +30,11 @@ from e2e_timeline import (
     read_events,
     replay,
 )
+from java_member import start_java_member
 
 from assignframe.kafka_python import KAFKA_PYTHON_VERSION
-from assignframe.testing.broker import Broker, TansuQuirks
+from assignframe.testing.broker import Broker
+from assignframe.testing.paths import shared_path
 
 MEMBER_SCRIPT = Path(__file__).with_name("member.py")
 
@@ -64,7 +67,7 @@ def producer(broker: Broker) -> Any:
     return KafkaProducer(
         bootstrap_servers=broker.bootstrap,
         client_id="e2e-producer",
-        **TansuQuirks.KAFKA_PYTHON_PRODUCER,
+        **broker.producer_settings,
     )
 
 
@@ -118,15 +121,35 @@ class BackgroundProducer:
 
 @dataclass
 class MemberProcess:
+    """A member: its process (for a Java member, the JVM), and processes serving it (the Java
+    member's log writer), which end with it."""
+
     name: str
     client: str
     strategies: list[str]
     log: Path
     process: subprocess.Popen[bytes]
+    helpers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    stopped: bool = False  # the harness asked it to stop (SIGTERM)
 
     @property
     def alive(self) -> bool:
         return self.process.poll() is None
+
+    def terminate(self) -> None:
+        self.stopped = True
+        self.process.send_signal(signal.SIGCONT)
+        self.process.send_signal(signal.SIGTERM)
+
+    def wait(self, timeout: float) -> None:
+        """Wait for it (SIGKILL after ``timeout`` seconds), then for its helpers."""
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        for helper in self.helpers:
+            helper.wait(timeout)
 
 
 @dataclass
@@ -155,41 +178,43 @@ class Group:
         config = {
             "client": client, "name": name, "bootstrap": self.broker.bootstrap, "group": self.name,
             "topics": [self.topic], "strategies": list(strategies),
-            "session_timeout_ms": TansuQuirks.SESSION_TIMEOUT_MS,
-            "heartbeat_interval_ms": TansuQuirks.HEARTBEAT_INTERVAL_MS,
+            "session_timeout_ms": self.broker.timings.session_timeout_ms,
+            "heartbeat_interval_ms": self.broker.timings.heartbeat_interval_ms,
             "log": str(self.workdir / f"{name}.jsonl"), **extra,
         }  # fmt: skip
+        helpers = []
         stderr = open(self.workdir / f"{name}.stderr", "ab")
         try:
-            process = subprocess.Popen(
-                [sys.executable, str(MEMBER_SCRIPT), json.dumps(config)],
-                stdout=stderr,
-                stderr=stderr,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            )
+            if client == "java":
+                process, writer = start_java_member(config, shared_path(MEMBER_SCRIPT), stderr)
+                helpers.append(writer)
+            else:
+                process = subprocess.Popen(
+                    [sys.executable, str(MEMBER_SCRIPT), json.dumps(config)],
+                    stdout=stderr,
+                    stderr=stderr,
+                    env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                )
         finally:
             stderr.close()
-        member = MemberProcess(name, client, list(strategies), Path(config["log"]), process)
+        member = MemberProcess(
+            name, client, list(strategies), Path(config["log"]), process, helpers
+        )
         self.members[name] = member
         return member
 
     def stop(self, name: str, timeout: float = 30) -> None:
         """SIGTERM: the member closes its consumer (LeaveGroup) and exits."""
         member = self.members[name]
-        member.process.send_signal(signal.SIGTERM)
-        member.process.wait(timeout)
+        member.terminate()
+        member.wait(timeout)
 
     def stop_all(self, timeout: float = 30) -> None:
         running = [m for m in self.members.values() if m.alive]
         for member in running:
-            member.process.send_signal(signal.SIGCONT)
-            member.process.send_signal(signal.SIGTERM)
-        for member in running:
-            try:
-                member.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                member.process.kill()
-                member.process.wait()
+            member.terminate()
+        for member in self.members.values():
+            member.wait(timeout)
 
     def kill(self, name: str) -> float:
         """kill -9; returns (and logs) the moment the process was gone."""
@@ -240,6 +265,26 @@ class Group:
         assert leaders, f"no kafka-python member has led yet; logs in {self.workdir}"
         return leaders[-1]["m"]
 
+    def broker_log_lines(self, pattern: str) -> list[re.Match[str]]:
+        """Matches of ``pattern`` (``{group}`` stands for this group's name) in the broker's log:
+        what the coordinator did, for members of any client."""
+        path = self.broker.log_path
+        assert path is not None, f"{self.broker.describe()}: its log is not available here"
+        regex = re.compile(pattern.replace("{group}", re.escape(self.name)))
+        return list(regex.finditer(path.read_text(errors="replace")))
+
+    def broker_leaders(self) -> list[tuple[int, str]]:
+        """(generation, the leader's name) of every assignment the broker received."""
+        found = self.broker_log_lines(
+            r"Assignment received from leader (\S+) for group {group} for generation (\d+)\."
+        )
+        return [(int(m[2]), member_name(m[1])) for m in found]
+
+    def broker_generations(self) -> list[int]:
+        """Every generation the broker stabilized (its join phase ended), in order."""
+        found = self.broker_log_lines(r"Stabilized group {group} generation (\d+) ")
+        return [int(m[1]) for m in found]
+
     def first_event(
         self, member: str, kinds: Iterable[str], since: float, timeout: float
     ) -> dict[str, Any]:
@@ -261,7 +306,8 @@ class Group:
         failed = []
         for member in self.members.values():
             code = member.process.poll()
-            if code not in (None, 0, -signal.SIGKILL):
+            # a JVM stopped by SIGTERM exits 143 (128 + 15) after closing its consumer
+            if code not in (None, 0, -signal.SIGKILL) and not (member.stopped and code == 143):
                 tail = (self.workdir / f"{member.name}.stderr").read_text(errors="replace")[-3000:]
                 failed.append(f"{member.name} exited {code}:\n{tail}")
         return failed
@@ -278,7 +324,8 @@ class Group:
             time.sleep(0.1)
         raise AssertionError(
             f"timed out after {timeout:.0f}s waiting for {description}; "
-            f"live ownership: {self.live_ownership()}; logs in {self.workdir}"
+            f"live ownership: {self.live_ownership()}; logs in {self.workdir}; "
+            f"{self.broker.describe()}"
         )
 
     def wait_stable(
@@ -337,6 +384,16 @@ def assert_history_valid(
     )
     problems = consumption_problems(events, produced, excused)
     assert not problems, f"consumption broke (logs in {group.workdir}):\n" + "\n".join(problems)
+
+
+_MEMBER_ID = re.compile(r"^(.*)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def member_name(member_id: str) -> str:
+    """The member's name (its client id) from a classic member id: Kafka makes them
+    ``<client.id>-<UUID>`` for every client, and the harness sets client ids to member names."""
+    match = _MEMBER_ID.match(member_id)
+    return match[1] if match else member_id
 
 
 def by_member_id(group: Group) -> dict[str, str]:

@@ -184,3 +184,41 @@ def consumption_problems(
         if extra:
             problems.append(f"{tp}: offsets consumed that were not produced: {extra[:10]}")
     return problems
+
+
+def callback_problems(events: Iterable[dict[str, Any]], cooperative: bool) -> list[str]:
+    """Where members' own callbacks break their rebalance protocol.
+
+    * a member is told it loses (``revoked``, ``lost``) only partitions it owns, and is assigned
+      only partitions it does not own yet;
+    * eager: it has revoked everything before it is assigned anything;
+    * cooperative (KIP-429): it is asked to revoke only partitions that move away: no partition is
+      assigned back to the member that revoked it before another member owned it (revoking and
+      getting back is eager's way). Some clients skip empty ``assigned`` callbacks, so this is
+      judged by who owned the partition next, not by the member's next callback.
+    """
+    problems: list[str] = []
+    owned: dict[str, set[Partition]] = defaultdict(set)
+    revoked_by: dict[Partition, str] = {}  # partitions nobody owned since this member revoked
+    for event in events:
+        member, kind, moment = event["m"], event["ev"], f"{event['t']:.3f}"
+        tps = set(partitions_of(event))
+        if kind in ("revoked", "lost"):
+            if tps - owned[member]:
+                problems.append(f"{moment} {member} {kind} {sorted(tps - owned[member])} unowned")
+            owned[member] -= tps
+            revoked_by.update(dict.fromkeys(tps, member) if kind == "revoked" else {})
+        elif kind == "assigned":
+            if tps & owned[member]:
+                problems.append(f"{moment} {member} assigned {sorted(tps & owned[member])} again")
+            if not cooperative and owned[member]:
+                problems.append(f"{moment} {member} assigned while still owning {owned[member]}")
+            back = sorted(tp for tp in tps if revoked_by.get(tp) == member)
+            if cooperative and back:
+                problems.append(f"{moment} {member} revoked then was given back {back}")
+            for tp in tps:
+                revoked_by.pop(tp, None)
+            owned[member] |= tps
+        elif kind in ("killed", "closed"):
+            owned[member] = set()
+    return problems

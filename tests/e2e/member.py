@@ -9,12 +9,18 @@ consumes, commits after every batch, and appends one JSON object per event to it
 Every event carries ``t`` (``time.time()``; one clock for every process on the host) and ``m``
 (the member's name). ``leader`` events come from an ``after_assignment`` hook registered in this
 process, so they appear only when this member's assignframe strategy computed the assignment.
-SIGTERM closes the consumer (LeaveGroup) and exits 0.
+SIGTERM closes the consumer (LeaveGroup) and exits 0. The client's own log (INFO) goes to stderr.
+
+Config keys besides the connection: ``strategies``, ``session_timeout_ms``,
+``heartbeat_interval_ms``, and optionally ``client_rack``, ``max_poll_interval_ms``,
+``max_poll_records``, ``record_delay`` (seconds slept per record, so a kill lands between
+processing and committing) and, for confluent-kafka, ``group_protocol: consumer`` (KIP-848).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import sys
@@ -73,6 +79,24 @@ class LeaderLog:
         self.log.write("leader", strategy=strategy.name, members=members, assignment=assigned)
 
 
+def await_topic_metadata(consumer: Any, topics: list[str], timeout: float = 60.0) -> None:
+    """Return once a subscribed kafka-python consumer's metadata holds every topic.
+
+    Call it after ``subscribe`` and before the first ``poll``. kafka-python (3.0.12 seen) loses a
+    join when a leader's rejoin was asked for only by a metadata change and its own poll timed out
+    meanwhile: its assignment snapshot catches up with the metadata, ``need_rejoin()`` turns
+    False, the finished JoinGroup/SyncGroup is never read, heartbeats stay off and the broker
+    drops the member (Java sets its rejoin flag in that case, KAFKA-9815). On Kafka, which answers
+    a JoinGroup at once, a leader that joins before fetching its topic's metadata assigns nothing,
+    then rejoins that way; with the topic known before the first join it never has to.
+    """
+    deadline = time.monotonic() + timeout
+    while not all(consumer.partitions_for_topic(topic) for topic in topics):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no metadata for {topics} after {timeout:.0f}s")
+        time.sleep(0.1)
+
+
 def run_kafka_python(config: dict[str, Any], log: EventLog) -> None:
     from kafka import ConsumerRebalanceListener, KafkaConsumer
 
@@ -113,6 +137,7 @@ def run_kafka_python(config: dict[str, Any], log: EventLog) -> None:
             log.write("lost", partitions=_pairs(lost))
 
     consumer.subscribe(config["topics"], listener=Listener())
+    await_topic_metadata(consumer, config["topics"])
     delay = config.get("record_delay", 0.0)
     try:
         while not Stop.requested:
@@ -158,6 +183,18 @@ def commit_kafka_python(consumer: Any, offsets: dict[str, int], log: EventLog) -
 # --------------------------------------------------------------------------------------------
 
 
+def _librdkafka_group_settings(config: dict[str, Any]) -> dict[str, Any]:
+    """Classic: the client's assignor and timings. ``group_protocol: consumer`` (KIP-848): the
+    broker assigns with ``strategies[0]`` as ``group.remote.assignor`` and sets the timings."""
+    if config.get("group_protocol") == "consumer":
+        return {"group.protocol": "consumer", "group.remote.assignor": config["strategies"][0]}
+    return {
+        "partition.assignment.strategy": ",".join(config["strategies"]),
+        "session.timeout.ms": config["session_timeout_ms"],
+        "heartbeat.interval.ms": config["heartbeat_interval_ms"],
+    }
+
+
 def run_confluent(config: dict[str, Any], log: EventLog) -> None:
     from confluent_kafka import Consumer, KafkaException, TopicPartition
 
@@ -165,9 +202,7 @@ def run_confluent(config: dict[str, Any], log: EventLog) -> None:
         "bootstrap.servers": config["bootstrap"],
         "group.id": config["group"],
         "client.id": config["name"],
-        "partition.assignment.strategy": ",".join(config["strategies"]),
-        "session.timeout.ms": config["session_timeout_ms"],
-        "heartbeat.interval.ms": config["heartbeat_interval_ms"],
+        **_librdkafka_group_settings(config),
         "max.poll.interval.ms": config.get("max_poll_interval_ms", 30000),
         "auto.offset.reset": "earliest",
         "enable.auto.commit": False,
@@ -286,6 +321,11 @@ def run_aiokafka(config: dict[str, Any], log: EventLog) -> None:
 
 def main(argv: list[str]) -> int:
     config = json.loads(argv[1])
+    logging.basicConfig(
+        level=logging.INFO,
+        stream=sys.stderr,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
     log = EventLog(config["log"], config["name"])
     Stop.install()
     log.write("started", pid=os.getpid(), client=config["client"], strategies=config["strategies"])

@@ -36,7 +36,6 @@ from e2e_harness import (
 )
 
 from assignframe.kafka_python import assignors
-from assignframe.testing.broker import TansuQuirks
 
 pytestmark = needs_cooperative
 STRATEGY = ["cooperative-sticky"]
@@ -81,7 +80,7 @@ def join_in_two_rounds(group, newcomer, client):
     joined_at = time.time()
     group.start(newcomer, client, STRATEGY)
     # A deadline, not a speed claim: a loaded machine may take several session timeouts.
-    after = group.wait_stable(timeout=TansuQuirks.REBALANCE_SECONDS * 8)
+    after = group.wait_stable(timeout=group.broker.timings.rebalance_seconds * 8)
     names = by_member_id(group)
     rounds = [
         e for e in group.leader_events(since=joined_at) if len(e["members"]) == len(before) + 1

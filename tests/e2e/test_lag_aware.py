@@ -14,11 +14,11 @@ import time
 
 import pytest
 from e2e_harness import create_topic, producer
+from member import await_topic_metadata
 
 from assignframe import TopicPartition
 from assignframe.kafka_python import assignors
 from assignframe.kafka_python.lag import KafkaLagSource
-from assignframe.testing.broker import TansuQuirks
 
 BACKLOG = {0: 100, 1: 60, 2: 50}
 COMMITTED = {2: 20}
@@ -28,7 +28,6 @@ def _fill(broker, topic):
     sender = producer(broker)
     for partition, records in BACKLOG.items():
         for index in range(records):
-            # One record per produce request (TansuQuirks.PRODUCE_ONE_RECORD_PER_REQUEST).
             sender.send(topic, value=b"x%d" % index, partition=partition).get(timeout=10)
     sender.close()
 
@@ -65,6 +64,7 @@ class _Member(threading.Thread):
                 partition_assignment_strategy=assignors("lag-aware", lag_source=source),
                 **self.config,
             )
+            await_topic_metadata(consumer, [self.topic])  # see member.py
             while not self.stop.is_set():
                 consumer.poll(timeout_ms=200, max_records=1)
                 self.assigned = frozenset(tp.partition for tp in consumer.assignment())
@@ -85,8 +85,8 @@ def test_assignment_follows_real_lags(kafka_broker):
         "group_id": group,
         "auto_offset_reset": "earliest",
         "enable_auto_commit": False,
-        "session_timeout_ms": TansuQuirks.SESSION_TIMEOUT_MS,
-        "heartbeat_interval_ms": TansuQuirks.HEARTBEAT_INTERVAL_MS,
+        "session_timeout_ms": kafka_broker.timings.session_timeout_ms,
+        "heartbeat_interval_ms": kafka_broker.timings.heartbeat_interval_ms,
     }
     _commit(config, topic)
     lags = KafkaLagSource.from_config(config).read_lags([TopicPartition(topic, p) for p in BACKLOG])
@@ -97,14 +97,14 @@ def test_assignment_follows_real_lags(kafka_broker):
     for member in members:
         member.start()
     try:
-        deadline = time.monotonic() + 6 * TansuQuirks.REBALANCE_SECONDS
+        deadline = time.monotonic() + 6 * kafka_broker.timings.rebalance_seconds
         stable_since, last = None, None
         while time.monotonic() < deadline:
             current = tuple(member.assigned for member in members)
             if current != last:
                 stable_since, last = time.monotonic(), current
             covered = set().union(*current) == set(BACKLOG) and all(current)
-            if covered and time.monotonic() - stable_since > TansuQuirks.REBALANCE_SECONDS:
+            if covered and time.monotonic() - stable_since > kafka_broker.timings.rebalance_seconds:
                 break
             time.sleep(0.2)
         for member in members:

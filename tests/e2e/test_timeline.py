@@ -3,7 +3,7 @@ consumption from a commit that a frozen member logged only after it woke."""
 
 from __future__ import annotations
 
-from e2e_timeline import consumption_problems
+from e2e_timeline import callback_problems, consumption_problems
 
 TP = ("t", 0)
 PRODUCED = {TP: 6}
@@ -58,3 +58,43 @@ def test_only_the_first_start_after_the_takeover_is_lenient():
     ]
     problems = consumption_problems(events, PRODUCED, FROZEN)
     assert problems == ["c started ('t', 0) at 5, committed 4"]
+
+
+def _callback(t, member, kind, *partitions):
+    return {"t": t, "m": member, "ev": kind, "partitions": [["t", p] for p in partitions]}
+
+
+def test_cooperative_callbacks_that_move_a_partition_in_two_rounds_pass():
+    events = [
+        _callback(1, "a", "assigned", 0, 1),
+        _callback(2, "a", "revoked", 1),  # round one: a gives p1 up
+        _callback(3, "b", "assigned", 1),  # round two: b gets it
+        _callback(4, "b", "revoked", 1),  # b leaves ...
+        _callback(5, "a", "assigned", 1),  # ... and a may get it back: someone owned it between
+    ]
+    assert callback_problems(events, cooperative=True) == []
+
+
+def test_cooperative_revoke_then_reassign_is_reported():
+    events = [_callback(1, "a", "assigned", 0, 1), _callback(2, "a", "revoked", 0, 1),
+              _callback(3, "a", "assigned", 0, 1)]  # fmt: skip
+    assert callback_problems(events, cooperative=True) == [
+        "3.000 a revoked then was given back [('t', 0), ('t', 1)]"
+    ]
+    assert callback_problems(events, cooperative=False) == []  # eager does exactly that
+
+
+def test_eager_assignment_while_still_owning_is_reported():
+    events = [_callback(1, "a", "assigned", 0), _callback(2, "a", "assigned", 1)]
+    assert callback_problems(events, cooperative=False) == [
+        "2.000 a assigned while still owning {('t', 0)}"
+    ]
+
+
+def test_revoking_what_is_not_owned_and_being_assigned_twice_are_reported():
+    events = [_callback(1, "a", "revoked", 3), _callback(2, "a", "assigned", 0),
+              _callback(3, "a", "assigned", 0)]  # fmt: skip
+    assert callback_problems(events, cooperative=True) == [
+        "1.000 a revoked [('t', 3)] unowned",
+        "3.000 a assigned [('t', 0)] again",
+    ]

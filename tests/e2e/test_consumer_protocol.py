@@ -1,0 +1,175 @@
+"""Consumer-protocol (KIP-848) groups on Apache Kafka 4.1: librdkafka members and a Java
+KafkaConsumer (``java/ConsumerProtocolRunner.java``) with ``group.protocol=consumer``. The broker
+computes every target assignment with its own ``uniform`` or ``range`` assignor
+(``group.remote.assignor``); assignframe's server-assignor plugins (``server:uniform``,
+``server:range``) must predict each of them, epoch by epoch: from the broker's previous target (as
+the coordinator feeds its assignor) and, chained, from their own previous results alone.
+
+Members join one at a time with different subscriptions (two topics), one leaves and one is
+killed with kill -9 (the Java one: the broker fences it after the consumer-protocol session
+timeout the test broker sets, 6 s). After each change the test waits until the broker computed
+exactly one new target assignment (its log: "Computed a new target assignment for epoch N") and
+every member reconciled to it (ConsumerGroupDescribe: assignment == target), then checks that the
+members' own callbacks show the same ownership. Records are consumed exactly as committed
+throughout (the Java runner neither logs records nor commits: what it read is read again by the
+next owner).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from e2e_harness import assert_history_valid, create_topic, produce
+
+from assignframe.javaorder import Uuid
+from assignframe.plugins import get_plugin_manager
+from assignframe.server_replay import replay_server_scenario
+
+#: member -> (its client, the topics (by suffix) it subscribes), in joining order
+MEMBERS = {
+    "c0": ("confluent", ["a", "b"]),
+    "c1": ("confluent", ["a"]),
+    "c2": ("java", ["a", "b"]),
+    "c3": ("confluent", ["b"]),
+}
+PARTITIONS = {"a": 6, "b": 4}
+TARGET_COMPUTED = r"\[GroupId {group}\] Computed a new target assignment for epoch (\d+) "
+
+
+class ConsumerGroupView:
+    """What the broker says of one consumer-protocol group (confluent-kafka's AdminClient)."""
+
+    def __init__(self, group) -> None:
+        from confluent_kafka.admin import AdminClient
+
+        self.group = group
+        self.admin = AdminClient({"bootstrap.servers": group.broker.bootstrap})
+
+    def describe(self):
+        futures = self.admin.describe_consumer_groups([self.group.name], request_timeout=10)
+        return futures[self.group.name].result()
+
+    def topic_ids(self, topics) -> dict[str, str]:
+        from confluent_kafka import TopicCollection
+
+        futures = self.admin.describe_topics(TopicCollection(list(topics)), request_timeout=10)
+        ids = {name: future.result().topic_id for name, future in futures.items()}
+        # confluent-kafka prints ids in standard base64; Kafka's own form is URL-safe
+        return {
+            name: str(Uuid(i.get_most_significant_bits(), i.get_least_significant_bits()))
+            for name, i in ids.items()
+        }
+
+    def targets(self, description) -> dict[str, tuple[str, list[list]]]:
+        """member id -> (client id, its target assignment in the broker's order)."""
+        return {
+            m.member_id: (m.client_id, _pairs(m.target_assignment.topic_partitions))
+            for m in description.members
+        }
+
+    def reconciled(self, names: set[str], epochs: int) -> bool:
+        """The broker computed ``epochs`` targets so far, exactly ``names`` hold theirs, and
+        their own callbacks say they do."""
+        if len(self.group.broker_log_lines(TARGET_COMPUTED)) != epochs:
+            return False
+        members = {m.client_id: m for m in self.describe().members}
+        if set(members) != names or any(m.target_assignment is None for m in members.values()):
+            return False
+        held = {name: _held(m.assignment) for name, m in members.items()}
+        target = {name: _held(m.target_assignment) for name, m in members.items()}
+        return held == target == self.group.live_ownership()
+
+
+def _pairs(topic_partitions) -> list[list]:
+    return [[tp.topic, tp.partition] for tp in topic_partitions]
+
+
+def _held(assignment) -> set[tuple[str, int]]:
+    return {(tp.topic, tp.partition) for tp in assignment.topic_partitions}
+
+
+def make_round(index, event, targets, previous, subscriptions):
+    """One assign.jsonl round: the members' subscriptions and the broker's previous target as
+    ``current`` (what the coordinator hands its assignor), the broker's new target as Java's
+    ``result``."""
+    members = {
+        member_id: {
+            "instance_id": None,
+            "rack": None,
+            "topics": subscriptions[name],
+            "current": previous.get(member_id, (name, []))[1],
+        }
+        for member_id, (name, _) in targets.items()
+    }
+    result = {member_id: pairs for member_id, (_, pairs) in targets.items()}
+    return {"round": index, "event": event, "members": members, "result": result}
+
+
+@pytest.mark.parametrize("assignor", ["uniform", "range"])
+def test_server_assignor_plugins_predict_every_target_the_broker_computed(new_group, assignor):
+    group = new_group(partitions=PARTITIONS["a"])
+    topics = {"a": group.topic, "b": f"{group.topic}-b"}
+    group.partitions |= create_topic(group.broker, topics["b"], PARTITIONS["b"])
+    produced = {
+        **produce(group.broker, topics["a"], PARTITIONS["a"], per_partition=5),
+        **produce(group.broker, topics["b"], PARTITIONS["b"], per_partition=5),
+    }
+    view = ConsumerGroupView(group)
+    subscriptions = {name: [topics[t] for t in wanted] for name, (_, wanted) in MEMBERS.items()}
+    deadline = group.broker.timings.rebalance_seconds * 4
+    rounds, previous, live = [], {}, set()
+
+    def changed(event: str) -> None:
+        epochs = len(rounds) + 1
+        group.wait_for(
+            f"target #{epochs} held by {sorted(live)}, by the broker and by their callbacks",
+            lambda: view.reconciled(live, epochs),
+            deadline,
+        )
+        targets = view.targets(view.describe())
+        rounds.append(make_round(len(rounds), event, targets, previous, subscriptions))
+        previous.clear()
+        previous.update(targets)
+
+    for name, wanted in subscriptions.items():
+        group.start(name, MEMBERS[name][0], [assignor], topics=wanted, group_protocol="consumer")
+        live.add(name)
+        changed(f"{name} joins")
+    group.stop("c1")
+    live.discard("c1")
+    changed("c1 leaves")
+    group.kill("c2")
+    live.discard("c2")
+    changed("c2 killed")
+
+    described = view.describe()
+    assert (str(described.type), described.partition_assignor) == (
+        "ConsumerGroupType.CONSUMER",
+        assignor,
+    )
+    group.wait_consumed(produced, timeout=deadline)
+    group.stop_all()
+    assert_history_valid(group, produced)
+    ids = view.topic_ids(topics.values())
+    scenario = {
+        "id": f"kafka-4.1-{assignor}",
+        "assignor": assignor,
+        "group_type": "consumer",
+        "topics": {
+            name: {"id": ids[name], "partitions": PARTITIONS[suffix]}
+            for suffix, name in topics.items()
+        },
+        "rounds": rounds,
+    }
+    recorded = group.workdir / "scenario.jsonl"  # assignframe replay reads it
+    recorded.write_text(json.dumps(scenario) + "\n")
+    plugin = get_plugin_manager().server_assignor(f"server:{assignor}")
+    for chain in (False, True):
+        replay = replay_server_scenario(scenario, plugin, chain=chain)
+        wrong = {
+            r.round.index: (r.round.event, r.result, r.round.java["result"])
+            for r in replay.rounds
+            if not r.matches_java
+        }
+        assert not wrong, f"server:{assignor} (chain={chain}) != Kafka 4.1 ({recorded}): {wrong}"
