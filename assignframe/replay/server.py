@@ -37,8 +37,8 @@ from ..server_assignor import (
     ServerGroupSpec,
     ServerMember,
     ServerTopic,
-    validate_server_assignment,
 )
+from ..server_validity import validate_server_assignment
 
 __all__ = [
     "ServerReplay",
@@ -415,6 +415,6 @@ def _comparable(result: Mapping[str, list[Pair]]) -> dict[str, Counter[tuple[Any
 
 def contract_violations(round_: ServerRound, assignment: ServerAssignment) -> tuple[str, ...]:
     """How ``assignment`` breaks the contract of a server assignor, in words (empty = it does
-    not): :func:`~assignframe.server_assignor.validate_server_assignment`, the core's one
+    not): :func:`~assignframe.server_validity.validate_server_assignment`, the core's one
     validity check seen through the KIP-848 group."""
     return validate_server_assignment(round_.spec, assignment).problems(round_.topic_names)
