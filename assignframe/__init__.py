@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-import pluggy
-
 from .errors import (
     AssignframeError,
     BrokerError,
@@ -23,7 +21,7 @@ from .errors import (
     UnknownStrategyError,
     UserDataError,
 )
-from .hookspecs import PROJECT_NAME
+from .hookspecs import hookimpl
 from .metrics import RoundMetrics, Validity, balance_score, round_metrics, validate_assignment
 from .model import (
     Cluster,
@@ -36,11 +34,12 @@ from .model import (
     SubscriptionMetadata,
     TopicPartition,
 )
-from .plugins import PluginManager, get_plugin_manager
+from .plugins.manager import PluginManager, get_plugin_manager
+from .rebalance.runner import Consumer, GroupRunner, Rebalance, RoundResult
 from .registry import StrategyRegistry
-from .replay import Replay, ReplayStep, replay_scenario
-from .runner import Consumer, GroupRunner, Rebalance, RoundResult
-from .scenario import read_scenarios
+from .replay.classic import Replay, ReplayStep, replay_scenario
+from .replay.scenario import read_scenarios
+from .replay.server import ServerReplay, replay_server_scenario
 from .server_assignor import (
     HETEROGENEOUS,
     HOMOGENEOUS,
@@ -52,11 +51,7 @@ from .server_assignor import (
     Uuid,
     server_name,
 )
-from .server_replay import ServerReplay, replay_server_scenario
 from .strategy import Strategy
-
-#: Decorator for hook implementations: ``@hookimpl def register_strategies(registry): ...``
-hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 try:
     __version__ = version("assignframe")

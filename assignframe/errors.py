@@ -12,6 +12,7 @@
     ├── StrategyResultError          a strategy or hook returned something that is not an assignment
     ├── UserDataError                a member's user data cannot be decoded by its strategy
     ├── InvalidAssignmentError       an assignment breaks the group's rules (double owned, ...)
+    ├── FencedMemberEpochError       the consumer-group coordinator fences a member (KIP-848)
     ├── ScenarioError                a scenario or group file is malformed (names file, line, field)
     ├── MalformedSnapshot            a group snapshot row cannot be read (says which field and why)
     └── InputError                   input a tool cannot use at all: "<what> (<where>)"
@@ -30,6 +31,7 @@ __all__ = [
     "BrokerError",
     "CodecError",
     "DuplicateStrategyError",
+    "FencedMemberEpochError",
     "InconsistentGroupProtocolError",
     "InputError",
     "InvalidAssignmentError",
@@ -83,6 +85,11 @@ class UserDataError(AssignframeError, ValueError):
 
 class InvalidAssignmentError(AssignframeError):
     """An assignment violates the group's rules (double ownership, non-subscriber, unassigned)."""
+
+
+class FencedMemberEpochError(AssignframeError):
+    """The consumer-group coordinator fences the member (Kafka's FENCED_MEMBER_EPOCH): it must give
+    up every partition and rejoin with epoch 0. The message is the coordinator's reason."""
 
 
 class ScenarioError(AssignframeError, ValueError):

@@ -4,10 +4,11 @@ Every hook is called with keyword arguments only. Implementations may accept any
 arguments (pluggy passes only the ones they name), so new arguments can be added in later releases
 without breaking anyone; arguments are never removed without a deprecation release.
 
-Write implementations with ``from assignframe import hookimpl``. The core registers default
-implementations of the firstresult hooks (``assignframe.defaults``) with ``trylast=True``; they
-dispatch to the :class:`~assignframe.strategy.Strategy` methods, so a plugin only implements a hook
-to change behaviour across strategies (e.g. force a rack, add tracing, veto an assignment).
+Write implementations with ``from assignframe import hookimpl`` (the one marker, defined here).
+The core registers default implementations of the firstresult hooks
+(``assignframe.plugins.defaults``) with ``trylast=True``; they dispatch to the
+:class:`~assignframe.strategy.Strategy` methods, so a plugin only implements a hook to change
+behaviour across strategies (e.g. force a rack, add tracing, veto an assignment).
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
 
 PROJECT_NAME = "assignframe"
 _hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+#: The one marker for hook implementations, ours and every plugin's (re-exported as
+#: ``assignframe.hookimpl``): ``@hookimpl def register_strategies(registry): ...``
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import pluggy
-
-from .hookspecs import PROJECT_NAME
+from .hookspecs import hookimpl as _hookimpl
 from .model import Cluster, TopicPartition
 
 __all__ = ["StaticLagSource", "partition_lag"]
 
-_hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 
 def partition_lag(

@@ -45,7 +45,9 @@ from __future__ import annotations
 
 import abc
 import collections
+import dataclasses
 import functools
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import methodcaller
@@ -53,6 +55,9 @@ from typing import Any, ClassVar
 
 from .configurable import Configurable
 from .javaorder import JavaHashSet, Uuid, java_sorted_hash_order, java_string_hash, java_string_key
+from .metrics import Validity, validate_assignment
+from .model import Cluster, GroupAssignment, GroupSubscription, Member, MemberAssignment
+from .model import TopicPartition as Partition
 
 __all__ = [
     "CONSUMER_GROUP",
@@ -62,11 +67,14 @@ __all__ = [
     "SHARE_GROUP",
     "ServerAssignment",
     "ServerAssignor",
+    "ServerValidity",
+    "SubscriptionTypeAssignor",
     "ServerGroupSpec",
     "ServerMember",
     "ServerTopic",
     "Uuid",
     "server_name",
+    "validate_server_assignment",
 ]
 
 #: Prefix of every server assignor's qualified name (``server:uniform``).
@@ -355,3 +363,155 @@ class ServerAssignor(Configurable, abc.ABC):
         chain=True)``, a simulator) needs it.
         """
         return None
+
+
+#: Member id -> topic id -> partitions, as builders return it (fresh dicts of tuples).
+BuiltAssignment = dict[str, dict[Uuid, tuple[int, ...]]]
+
+
+class SubscriptionTypeAssignor(ServerAssignor):
+    """A server assignor with one builder per subscription type, as Kafka's are (``UniformAssignor``
+    and ``SimpleAssignor`` hand homogeneous and heterogeneous groups to two builder classes,
+    ``RangeAssignor`` to two methods).
+
+    Subclasses implement :meth:`build_homogeneous` and :meth:`build_heterogeneous`; :meth:`assign`
+    and :meth:`assign_in_java_order` pick one by ``group.subscription_type``. An empty group gets
+    an empty assignment without a builder.
+    """
+
+    @abc.abstractmethod
+    def build_homogeneous(self, group: ServerGroupSpec, java_order: bool) -> BuiltAssignment:
+        """The assignment of a group whose members all subscribe to the same topic names.
+
+        :param java_order: each member's topics and partitions in the iteration order of the
+            map Java returns (else any order: :meth:`assign`)
+        :returns: member id -> topic id -> partitions, fresh dicts of tuples (adopted uncopied);
+            members may be left out, as Java leaves them out of its ``GroupAssignment``
+        """
+
+    @abc.abstractmethod
+    def build_heterogeneous(self, group: ServerGroupSpec, java_order: bool) -> BuiltAssignment:
+        """:meth:`build_homogeneous` for a group whose members subscribe differently."""
+
+    def assign(self, group: ServerGroupSpec) -> ServerAssignment:
+        return ServerAssignment.adopt(self._build(group, java_order=False))
+
+    def assign_in_java_order(self, group: ServerGroupSpec) -> ServerAssignment:
+        """:meth:`assign`, each member's topics and partitions in the order of Java's map."""
+        return ServerAssignment.adopt(self._build(group, java_order=True))
+
+    def _build(self, group: ServerGroupSpec, java_order: bool) -> BuiltAssignment:
+        if not group.members:
+            return {}
+        if group.subscription_type == HOMOGENEOUS:
+            return self.build_homogeneous(group, java_order)
+        return self.build_heterogeneous(group, java_order)
+
+
+# -- validity -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ServerValidity:
+    """What is wrong with a server assignor's result (nothing = valid).
+
+    :param validity: the core's one check, :func:`assignframe.metrics.validate_assignment`, on the
+        classic view of the group (topics by name; a topic id the metadata no longer has gets a
+        name of its own that nobody subscribes to and the cluster lacks)
+    :param share: a share group: a partition may go to several members, so double ownership is
+        not a fault there
+    :param uninitialized: share partitions assigned that ``isPartitionAssignable`` denies (the
+        one rule the classic view cannot express); unassigned ones are not counted as unowned
+    :param topic_ids: classic topic name -> topic id
+    """
+
+    validity: Validity
+    share: bool
+    uninitialized: tuple[Partition, ...]
+    topic_ids: Mapping[str, Uuid]
+
+    @property
+    def is_valid(self) -> bool:
+        return not self.problems()
+
+    def problems(self, names: Mapping[Uuid, str] | None = None) -> tuple[str, ...]:
+        """Each fault in words: per member (holdings it should not have), then per topic.
+
+        :param names: topic id -> name, for ids the metadata no longer has (else ``?``)
+        """
+        names = names or {}
+        checked = self.validity
+        lines = [
+            self._holding(m, topic, count, names, beyond=beyond)
+            for beyond, holdings in ((False, checked.non_subscriber), (True, checked.unknown))
+            for (m, topic), count in Counter((m, tp.topic) for m, tp in holdings).items()
+        ]
+        per_topic: dict[str, list[str]] = {}
+        faults = [("assigned to nobody", checked.unowned), ("uninitialized", self.uninitialized)]
+        if not self.share:
+            faults.append(("assigned more than once", checked.double_owned))
+        for fault, partitions in faults:
+            for topic, count in Counter(tp.topic for tp in partitions).items():
+                per_topic.setdefault(topic, []).append(_counted(fault, count, topic))
+        for topic in sorted(per_topic, key=java_string_key):
+            lines.extend(per_topic[topic])
+        return tuple(dict.fromkeys(lines))  # a deleted topic's holding is non-subscribed too
+
+    def _holding(
+        self, member_id: str, topic: str, count: int, names: Mapping[Uuid, str], beyond: bool
+    ) -> str:
+        held = f"{member_id} holds {count} partition(s) of"
+        topic_id = self.topic_ids[topic]
+        if topic.startswith(_DELETED):
+            return f"{held} deleted topic id {topic_id} ({names.get(topic_id, '?')})"
+        if beyond:
+            return f"{held} {topic} beyond its partition count"
+        return f"{held} {topic} which it does not subscribe to"
+
+
+_DELETED = "\x00deleted topic "  # no Kafka topic name starts with NUL
+
+
+def _counted(fault: str, count: int, topic: str) -> str:
+    if fault == "uninitialized":
+        return f"{count} uninitialized partition(s) of {topic} assigned"
+    return f"{count} partition(s) of {topic} {fault}"
+
+
+def validate_server_assignment(
+    group: ServerGroupSpec, assignment: ServerAssignment
+) -> ServerValidity:
+    """Check ``assignment`` through :func:`assignframe.metrics.validate_assignment`: every
+    assignable partition of a subscribed topic goes to a subscriber, exactly one in a consumer
+    group (at least one in a share group), and nobody holds partitions of topics they do not
+    subscribe to or that do not exist."""
+    classic = {topic_id: topic.name for topic_id, topic in group.topics.items()}
+    for topics in assignment.members.values():
+        for topic_id in topics:
+            classic.setdefault(topic_id, f"{_DELETED}{topic_id}")
+    subscription = GroupSubscription(
+        {m: Member(m, member.topics) for m, member in group.members.items()},
+        Cluster({topic.name: topic.partitions for topic in group.topics.values()}),
+    )
+    held = GroupAssignment(
+        {
+            m: MemberAssignment(tuple(Partition(classic[t], p) for t, p in pairs))
+            for m in sorted(assignment.members, key=java_string_key)
+            for pairs in (assignment.partitions_of(m),)
+        }
+    )
+    validity = validate_assignment(subscription, held)
+    denied = {Partition(classic[t], p) for t, p in group.unassignable}
+    if denied:
+        validity = dataclasses.replace(
+            validity, unowned=tuple(tp for tp in validity.unowned if tp not in denied)
+        )
+    uninitialized = tuple(
+        tp for held_by in held.assignments.values() for tp in held_by.partitions if tp in denied
+    )
+    return ServerValidity(
+        validity,
+        group.group_type == SHARE_GROUP,
+        tuple(dict.fromkeys(uninitialized)),
+        {name: topic_id for topic_id, name in classic.items()},
+    )

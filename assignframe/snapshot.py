@@ -5,6 +5,17 @@ replays it, the report draws it. Its JSON-lines form (schema ``assignframe.snaps
 in docs/decode.md) is :func:`snapshot_to_dict`, read back by :func:`read_snapshot` alone; decode
 adds its own keys beside it (rounds, events, changes), which the reader ignores.
 
+Beside the assignment, a snapshot holds what an operator asks of a group: its state as the
+coordinator reports it, who each member is (:class:`MemberInfo`: client id and host, the client
+software, the strategies it offered, its epoch and, in a mixed consumer-protocol group, whether it
+is a classic or a consumer member), a consumer-protocol group's *target* assignment beside what
+members own now (the difference is reconciliation in progress), the server assignor the
+coordinator runs, and when it was observed. ``decode`` and the live cluster reader fill what they
+see; every field they do not know is None.
+
+:data:`SNAPSHOT_FIELDS` is the one description of the serialized form: the JSON keys, their types,
+and the Parquet schema derived from them (:mod:`assignframe.audit.parquet_input`).
+
 A snapshot keeps the bytes it was read from (``wire``): the JSON form writes them as hex, so
 nothing a member sent is lost or re-encoded differently, and the decoded fields beside them for
 people. Where no bytes were seen the hex is null and the reader takes the decoded fields: nothing
@@ -18,12 +29,11 @@ assigns it; eager members claim nothing, so the rule changes nothing for them).
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import wire
+from .classic import wire
 from .errors import CodecError, MalformedSnapshot
 from .metrics import RoundMetrics, round_metrics
 from .model import (
@@ -34,29 +44,43 @@ from .model import (
     MemberAssignment,
     TopicPartition,
 )
+from .snapshot_schema import (
+    COMPATIBLE_SCHEMAS,
+    GROUP_TYPES,
+    MEMBER_FIELDS,
+    MEMBER_TYPES,
+    SNAPSHOT_FIELDS,
+    SNAPSHOT_SCHEMA,
+    as_row,
+    bytes_from_hex,
+    column,
+    hex_or_none,
+    int_or,
+    lags_from_lists,
+    lags_to_lists,
+    merge_notes,
+    number_or_none,
+    pairs,
+    partition_list,
+    text_or_none,
+)
 
 __all__ = [
+    "CapturedMember",
     "GROUP_TYPES",
-    "SNAPSHOT_SCHEMA",
     "GroupSnapshot",
+    "MEMBER_FIELDS",
+    "MEMBER_TYPES",
     "MalformedSnapshot",
+    "MemberInfo",
     "MemberWire",
-    "WireMember",
+    "SNAPSHOT_FIELDS",
+    "SNAPSHOT_SCHEMA",
     "read_snapshot",
     "snapshot_from_wire",
     "snapshot_metrics",
     "snapshot_to_dict",
 ]
-
-#: The ``schema`` value of a serialized snapshot.
-SNAPSHOT_SCHEMA = "assignframe.snapshot/1"
-#: Older name of the same layout, written by earlier releases' ``decode --json``.
-_COMPATIBLE_SCHEMAS = (SNAPSHOT_SCHEMA, "assignframe.decode.snapshot/1", None)
-
-#: Columns whose Parquet value may be a JSON string instead of a nested value.
-_JSON_COLUMNS = ("members", "topic_partitions", "partition_lags")
-_MAP_COLUMNS = ("topic_partitions", "partition_lags")
-
 
 @dataclass(frozen=True)
 class MemberWire:
@@ -64,6 +88,33 @@ class MemberWire:
 
     subscription: bytes | None = None
     assignment: bytes | None = None
+
+
+@dataclass(frozen=True)
+class MemberInfo:
+    """Who a member is, beyond what it subscribes to (None or empty: not known).
+
+    Its rack and static instance id are the subscription's (:class:`~assignframe.model.Member`).
+
+    :param client_id: the client id the member connects with
+    :param client_host: where it connects from (``host`` or ``host:port``)
+    :param client_software: the client library and version it announced (ApiVersions v3+)
+    :param protocols: classic: the strategies it offered in JoinGroup, most preferred first
+    :param member_type: ``"classic"`` or ``"consumer"``: in a consumer-protocol group, whether the
+        member still speaks JoinGroup/SyncGroup (a mixed group) or ConsumerGroupHeartbeat
+    :param member_epoch: consumer protocol: the member's epoch (behind the group epoch while it
+        reconciles)
+    """
+
+    client_id: str | None = None
+    client_host: str | None = None
+    client_software: str | None = None
+    protocols: tuple[str, ...] = ()
+    member_type: str | None = None
+    member_epoch: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "protocols", tuple(self.protocols))
 
 
 @dataclass(frozen=True)
@@ -82,8 +133,18 @@ class GroupSnapshot:
     :param wire: member_id -> the bytes the member's subscription/assignment were read from
     :param group_type: ``"classic"`` (JoinGroup/SyncGroup: ``protocol`` is the client strategy the
         group elected, ``generation`` the generation) or ``"consumer"`` (KIP-848: ``protocol`` is
-        the server assignor, ``generation`` the group epoch, each member's ``owned_partitions``
-        what it reported owning)
+        the server assignor members asked for, ``generation`` the group epoch, each member's
+        ``owned_partitions`` what it reported owning)
+    :param group_state: the state the coordinator reported (``Stable``, ``PreparingRebalance``,
+        ``CompletingRebalance``, ``Empty``, ``Dead``; consumer protocol: ``Assigning``,
+        ``Reconciling`` ...), None when not known
+    :param member_info: member_id -> who the member is (:class:`MemberInfo`)
+    :param target: consumer protocol: member_id -> its target assignment, which ``current``
+        reaches as members reconcile; None when not known
+    :param target_epoch: consumer protocol: the epoch of ``target`` (the assignment epoch)
+    :param assignor: consumer protocol: the server assignor the coordinator reported running
+        (ConsumerGroupDescribe); None when not reported
+    :param observed_at: when the snapshot was observed (Unix seconds), None when not known
     """
 
     group_id: str
@@ -97,6 +158,12 @@ class GroupSnapshot:
     leader: str | None = None
     wire: Mapping[str, MemberWire] = field(default_factory=dict, repr=False, compare=False)
     group_type: str = "classic"
+    group_state: str | None = None
+    member_info: Mapping[str, MemberInfo] = field(default_factory=dict)
+    target: GroupAssignment | None = None
+    target_epoch: int | None = None
+    assignor: str | None = None
+    observed_at: float | None = None
 
     def subscription(self) -> GroupSubscription:
         """The leader's view of this generation (the input a strategy would get)."""
@@ -110,6 +177,23 @@ class GroupSnapshot:
         """Every partition of the subscribed topics the cluster has, in topic order."""
         return tuple(tp for t in self.topics() for tp in self.cluster.partitions(t))
 
+    def info(self, member_id: str) -> MemberInfo:
+        """What is known of who ``member_id`` is (an empty :class:`MemberInfo` when nothing)."""
+        return self.member_info.get(member_id) or _UNKNOWN_MEMBER
+
+    def reconciling(self) -> tuple[str, ...]:
+        """Consumer protocol: members whose current assignment is not yet their target."""
+        if self.target is None:
+            return ()
+        return tuple(
+            m
+            for m, target in self.target.assignments.items()
+            if set(target.partitions) != set(self.current.partitions_of(m))
+        )
+
+
+_UNKNOWN_MEMBER = MemberInfo()
+
 
 def snapshot_metrics(
     snapshot: GroupSnapshot, previous: GroupAssignment | None = None
@@ -119,48 +203,48 @@ def snapshot_metrics(
 
 
 @dataclass(frozen=True)
-class WireMember:
-    """One member as captured: ids and the bytes it sent and was sent (None: not seen)."""
+class CapturedMember:
+    """One member as read from the wire: its ids, the bytes it sent and was sent, who it is."""
 
     member_id: str
-    group_instance_id: str | None
-    subscription: bytes | None
-    assignment: bytes | None
+    group_instance_id: str | None = None
+    wire: MemberWire = MemberWire()
+    info: MemberInfo | None = None
 
 
 def snapshot_from_wire(
     group_id: str,
     generation: int,
     protocol: str | None,
-    members: list[WireMember],
+    members: Sequence[CapturedMember],
     partitions_per_topic: Mapping[str, int],
     *,
     leader: str | None = None,
     notes: tuple[str, ...] = (),
     lenient: bool = False,
+    **group: Any,
 ) -> GroupSnapshot:
     """A snapshot from captured bytes, decoded as a leader reads them.
 
     :param lenient: a member whose bytes are missing or undecodable counts as subscribing to
         nothing and owning nothing, with a note (decode shows every generation it saw); when
         False such a member raises :class:`MalformedSnapshot`
+    :param group: further :class:`GroupSnapshot` fields (``group_state``, ``observed_at`` ...)
     """
     decoded: dict[str, Member] = {}
     current: dict[str, MemberAssignment] = {}
-    sent: dict[str, MemberWire] = {}
     found: list[str] = []
     for captured in members:
         where = f"group {group_id!r}: member {captured.member_id!r}"
         try:
             member = _member_from_bytes(where, captured)
-            assignment = _assignment_from_bytes(where, captured.assignment)
+            assignment = _assignment_from_bytes(where, captured.wire.assignment)
         except MalformedSnapshot as exc:
             if not lenient:
                 raise
             found.append(f"{exc}; counted as subscribing to nothing")
             member, assignment = Member(captured.member_id, ()), MemberAssignment(())
         decoded[captured.member_id], current[captured.member_id] = member, assignment
-        sent[captured.member_id] = MemberWire(captured.subscription, captured.assignment)
     cluster, cluster_notes = _cluster(partitions_per_topic, decoded, current)
     return GroupSnapshot(
         group_id,
@@ -169,17 +253,19 @@ def snapshot_from_wire(
         decoded,
         GroupAssignment(current),
         cluster,
-        notes=tuple(_merge_notes(list(notes), found + cluster_notes)),
+        notes=tuple(merge_notes(list(notes), found + cluster_notes)),
         leader=leader,
-        wire=sent,
+        wire={m.member_id: m.wire for m in members},
+        member_info={m.member_id: m.info for m in members if m.info is not None},
+        **group,
     )
 
 
-def _member_from_bytes(where: str, captured: WireMember) -> Member:
-    if captured.subscription is None:
+def _member_from_bytes(where: str, captured: CapturedMember) -> Member:
+    if captured.wire.subscription is None:
         raise MalformedSnapshot(f"{where}: no subscription seen")
     try:
-        decoded = wire.decode_subscription(captured.subscription)
+        decoded = wire.decode_subscription(captured.wire.subscription)
     except CodecError as exc:
         raise MalformedSnapshot(f"{where} subscription: {exc}") from None
     return wire.member_from_subscription(
@@ -196,11 +282,8 @@ def _assignment_from_bytes(where: str, data: bytes | None) -> MemberAssignment:
         raise MalformedSnapshot(f"{where} assignment: {exc}") from None
 
 
-# -- JSON lines ------------------------------------------------------------------------------
-
-
 def snapshot_to_dict(snapshot: GroupSnapshot) -> dict[str, Any]:
-    """The snapshot as a JSON-ready dict (the JSON-lines form; docs/decode.md lists every key)."""
+    """The snapshot as a JSON-ready dict: the keys of :data:`SNAPSHOT_FIELDS`, in that order."""
     result: dict[str, Any] = {
         "schema": SNAPSHOT_SCHEMA,
         "group_type": snapshot.group_type,
@@ -208,49 +291,46 @@ def snapshot_to_dict(snapshot: GroupSnapshot) -> dict[str, Any]:
         "generation": snapshot.generation,
         "protocol": snapshot.protocol,
         "leader": snapshot.leader,
+        "group_state": snapshot.group_state,
+        "assignor": snapshot.assignor,
+        "target_epoch": snapshot.target_epoch,
+        "observed_at": snapshot.observed_at,
         "topic_partitions": {
             t: snapshot.cluster.partitions_per_topic.get(t) for t in snapshot.topics()
         },
+        "partition_lags": None if snapshot.lags is None else lags_to_lists(snapshot.lags),
         "members": [_member_dict(snapshot, m) for m in snapshot.members.values()],
         "notes": list(snapshot.notes),
     }
-    if snapshot.lags is not None:
-        result["partition_lags"] = _lags_dict(snapshot.lags)
     return result
 
 
 def _member_dict(snapshot: GroupSnapshot, member: Member) -> dict[str, Any]:
     sent = snapshot.wire.get(member.member_id, MemberWire())
-    current = snapshot.current.assignments.get(member.member_id, MemberAssignment(()))
+    current = snapshot.current.partitions_of(member.member_id)
+    info = snapshot.info(member.member_id)
+    target = None if snapshot.target is None else snapshot.target.assignments.get(member.member_id)
     return {
         "member_id": member.member_id,
         "group_instance_id": member.group_instance_id,
+        "client_id": info.client_id,
+        "client_host": info.client_host,
+        "client_software": info.client_software,
+        "protocols": list(info.protocols),
+        "member_type": info.member_type,
+        "member_epoch": info.member_epoch,
         "subscription": {
-            "hex": _hex(sent.subscription),
+            "hex": hex_or_none(sent.subscription),
             "version": member.subscription_version,
             "topics": list(member.topics),
-            "owned_partitions": _pairs(member.owned_partitions),
+            "owned_partitions": pairs(member.owned_partitions),
             "generation_id": member.generation,
             "rack_id": member.rack,
             "user_data": None if member.user_data is None else member.user_data.hex(),
         },
-        "assignment": {"hex": _hex(sent.assignment), "partitions": _pairs(current.partitions)},
+        "assignment": {"hex": hex_or_none(sent.assignment), "partitions": pairs(current)},
+        "target": None if target is None else {"partitions": pairs(target.partitions)},
     }
-
-
-def _hex(data: bytes | None) -> str | None:
-    return None if data is None else data.hex()
-
-
-def _pairs(partitions: tuple[TopicPartition, ...]) -> list[list[Any]]:
-    return [[tp.topic, tp.partition] for tp in partitions]
-
-
-def _lags_dict(lags: Mapping[TopicPartition, int]) -> dict[str, list[int]]:
-    per_topic: dict[str, dict[int, int]] = {}
-    for tp, lag in lags.items():
-        per_topic.setdefault(tp.topic, {})[tp.partition] = lag
-    return {t: [by.get(p, 0) for p in range(max(by) + 1)] for t, by in per_topic.items()}
 
 
 def read_snapshot(raw: Mapping[str, Any] | str) -> GroupSnapshot:
@@ -261,35 +341,37 @@ def read_snapshot(raw: Mapping[str, Any] | str) -> GroupSnapshot:
 
     :raises MalformedSnapshot: invalid JSON, missing fields, undecodable bytes (says which)
     """
-    row = _as_mapping(raw)
-    if row.get("schema") not in _COMPATIBLE_SCHEMAS:
+    row = as_row(raw)
+    if row.get("schema") not in COMPATIBLE_SCHEMAS:
         raise MalformedSnapshot(f"unknown snapshot schema {row.get('schema')!r}")
     group_id = row.get("group_id")
     if not isinstance(group_id, str) or not group_id:
         raise MalformedSnapshot("missing group_id")
-    members_raw = _column(row, "members") or []
+    members_raw = column(row, "members") or []
     if not isinstance(members_raw, list) or not members_raw:
         raise MalformedSnapshot(f"group {group_id!r}: no members")
-    members, current, sent, notes = _read_members(group_id, members_raw)
-    cluster, cluster_notes = _cluster(_column(row, "topic_partitions") or {}, members, current)
-    given_notes = row.get("notes") or []
+    read = _read_members(group_id, members_raw)
+    cluster, cluster_notes = _cluster(column(row, "topic_partitions") or {}, read.members,
+                                      read.current)
     return GroupSnapshot(
         group_id=group_id,
-        generation=_int(row.get("generation"), -1),
+        generation=int_or(row.get("generation"), -1),
         protocol=row.get("protocol") or None,
-        members=members,
-        current=GroupAssignment(current),
+        members=read.members,
+        current=GroupAssignment(read.current),
         cluster=cluster,
-        lags=_lags(_column(row, "partition_lags")),
-        notes=tuple(_merge_notes(given_notes, notes + cluster_notes)),
-        leader=row.get("leader") if isinstance(row.get("leader"), str) else None,
-        wire=sent,
+        lags=lags_from_lists(column(row, "partition_lags")),
+        notes=tuple(merge_notes(row.get("notes") or [], read.notes + cluster_notes)),
+        leader=text_or_none(row.get("leader")),
+        wire=read.wire,
         group_type=_group_type(row.get("group_type")),
+        group_state=text_or_none(row.get("group_state")),
+        member_info=read.info,
+        target=GroupAssignment(read.target) if read.target else None,
+        target_epoch=int_or(row.get("target_epoch"), None),
+        assignor=text_or_none(row.get("assignor")),
+        observed_at=number_or_none(row.get("observed_at")),
     )
-
-
-#: The kinds of group a snapshot can hold (see :class:`GroupSnapshot`).
-GROUP_TYPES = ("classic", "consumer")
 
 
 def _group_type(value: Any) -> str:
@@ -300,59 +382,54 @@ def _group_type(value: Any) -> str:
     return str(value)
 
 
-def _merge_notes(given: Any, found: list[str]) -> list[str]:
-    notes = [n for n in given if isinstance(n, str)] if isinstance(given, list) else []
-    return notes + [n for n in found if n not in notes]
+@dataclass
+class _ReadMembers:
+    members: dict[str, Member] = field(default_factory=dict)
+    current: dict[str, MemberAssignment] = field(default_factory=dict)
+    wire: dict[str, MemberWire] = field(default_factory=dict)
+    info: dict[str, MemberInfo] = field(default_factory=dict)
+    target: dict[str, MemberAssignment] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
 
-def _as_mapping(raw: Mapping[str, Any] | str) -> Mapping[str, Any]:
-    if isinstance(raw, Mapping):
-        return raw
-    try:
-        row = json.loads(raw)
-    except (ValueError, TypeError) as exc:
-        raise MalformedSnapshot(f"not JSON: {exc}") from None
-    if not isinstance(row, Mapping):
-        raise MalformedSnapshot(f"expected a JSON object, got {type(row).__name__}")
-    return row
-
-
-def _column(row: Mapping[str, Any], name: str) -> Any:
-    value = row.get(name)
-    if name in _MAP_COLUMNS and isinstance(value, list):
-        return dict(value)  # pyarrow reads a Parquet map as a list of (key, value) pairs
-    if name in _JSON_COLUMNS and isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError as exc:
-            raise MalformedSnapshot(f"column {name}: not JSON: {exc}") from None
-    return value
-
-
-def _int(value: Any, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
-
-
-def _read_members(
-    group_id: str, members_raw: list[Any]
-) -> tuple[dict[str, Member], dict[str, MemberAssignment], dict[str, MemberWire], list[str]]:
-    members: dict[str, Member] = {}
-    current: dict[str, MemberAssignment] = {}
-    sent: dict[str, MemberWire] = {}
-    notes: list[str] = []
+def _read_members(group_id: str, members_raw: list[Any]) -> _ReadMembers:
+    read = _ReadMembers()
     for index, raw in enumerate(members_raw):
         if not isinstance(raw, Mapping) or not isinstance(raw.get("member_id"), str):
             raise MalformedSnapshot(f"group {group_id!r}: members[{index}] has no member_id")
         member_id = raw["member_id"]
-        if member_id in members:
+        if member_id in read.members:
             raise MalformedSnapshot(f"group {group_id!r}: member {member_id!r} listed twice")
         where = f"group {group_id!r}: member {member_id!r}"
-        members[member_id], subscription_bytes = _member(where, member_id, raw)
-        current[member_id], assignment_bytes, note = _assignment(where, member_id, raw)
-        sent[member_id] = MemberWire(subscription_bytes, assignment_bytes)
+        read.members[member_id], subscription_bytes = _member(where, member_id, raw)
+        read.current[member_id], assignment_bytes, note = _assignment(where, member_id, raw)
+        read.wire[member_id] = MemberWire(subscription_bytes, assignment_bytes)
+        info = _member_info(raw)
+        if info != _UNKNOWN_MEMBER:
+            read.info[member_id] = info
+        target = raw.get("target")
+        if isinstance(target, Mapping):
+            read.target[member_id] = MemberAssignment(
+                partition_list(where, target.get("partitions") or [])
+            )
         if note:
-            notes.append(note)
-    return members, current, sent, notes
+            read.notes.append(note)
+    return read
+
+
+def _member_info(raw: Mapping[str, Any]) -> MemberInfo:
+    member_type = raw.get("member_type")
+    protocols = raw.get("protocols")
+    return MemberInfo(
+        client_id=text_or_none(raw.get("client_id")),
+        client_host=text_or_none(raw.get("client_host")),
+        client_software=text_or_none(raw.get("client_software")),
+        protocols=tuple(p for p in protocols if isinstance(p, str))
+        if isinstance(protocols, list)
+        else (),
+        member_type=member_type if member_type in MEMBER_TYPES else None,
+        member_epoch=int_or(raw.get("member_epoch"), None),
+    )
 
 
 def _member(where: str, member_id: str, raw: Mapping[str, Any]) -> tuple[Member, bytes | None]:
@@ -360,9 +437,10 @@ def _member(where: str, member_id: str, raw: Mapping[str, Any]) -> tuple[Member,
     if not isinstance(subscription, Mapping):
         raise MalformedSnapshot(f"{where} has no subscription")
     instance_id = raw.get("group_instance_id")
-    data = _bytes(where, "subscription", subscription.get("hex"))
+    data = bytes_from_hex(where, "subscription", subscription.get("hex"))
     if data is not None:
-        return _member_from_bytes(where, WireMember(member_id, instance_id, data, None)), data
+        captured = CapturedMember(member_id, instance_id, MemberWire(data))
+        return _member_from_bytes(where, captured), data
     return _member_from_fields(where, member_id, subscription, instance_id), None
 
 
@@ -375,8 +453,8 @@ def _member_from_fields(
     return Member(
         member_id=member_id,
         topics=tuple(topics),
-        owned_partitions=_partition_list(where, subscription.get("owned_partitions") or []),
-        generation=_int(subscription.get("generation_id"), -1),
+        owned_partitions=partition_list(where, subscription.get("owned_partitions") or []),
+        generation=int_or(subscription.get("generation_id"), -1),
         group_instance_id=instance_id,
         rack=subscription.get("rack_id"),
     )
@@ -389,27 +467,11 @@ def _assignment(
     assignment = raw.get("assignment") or raw.get("received_assignment")
     if not isinstance(assignment, Mapping):
         return MemberAssignment(()), None, f"no assignment seen for member {member_id}"
-    data = _bytes(where, "assignment", assignment.get("hex"))
+    data = bytes_from_hex(where, "assignment", assignment.get("hex"))
     if data:
         return _assignment_from_bytes(where, data), data, None
-    partitions = _partition_list(where, assignment.get("partitions") or [])
+    partitions = partition_list(where, assignment.get("partitions") or [])
     return MemberAssignment(partitions), data, None
-
-
-def _bytes(where: str, what: str, value: Any) -> bytes | None:
-    if value is None:
-        return None
-    try:
-        return bytes.fromhex(value)
-    except (TypeError, ValueError):
-        raise MalformedSnapshot(f"{where} {what} hex is not hex") from None
-
-
-def _partition_list(where: str, pairs: Any) -> tuple[TopicPartition, ...]:
-    try:
-        return tuple(TopicPartition(str(t), int(p)) for t, p in pairs)
-    except (TypeError, ValueError):
-        raise MalformedSnapshot(f"{where}: bad partition list") from None
 
 
 def _cluster(
@@ -434,16 +496,3 @@ def _held_or_claimed(members: Mapping[str, Member], current: Mapping[str, Member
         yield from assignment.partitions
 
 
-def _lags(value: Any) -> dict[TopicPartition, int] | None:
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        raise MalformedSnapshot("partition_lags is not a mapping of topic -> [lag per partition]")
-    try:
-        return {
-            TopicPartition(t, p): int(lag)
-            for t, lags in value.items()
-            for p, lag in enumerate(lags)
-        }
-    except (TypeError, ValueError):
-        raise MalformedSnapshot("partition_lags holds a non-integer lag") from None

@@ -4,7 +4,7 @@
     python bench/bench_audit.py --groups 50000 --engines local1   # 10k vs 50k, one process
     python bench/bench_audit.py --strategies all      # every installed strategy
     python bench/bench_audit.py --profile 200        # where one process spends its time
-    python bench/bench_audit.py --breakdown 1000     # CPU per group: reading, strategies, all
+    python bench/bench_audit.py --breakdown 1000     # CPU per group: audit / strategies' own work
 
 The synthetic fleet (assignframe.audit.fleet): 1-50 members and 1-500 partitions per group,
 log-uniform (most groups small, as in real fleets). Reports groups/s, groups/s per core, peak
@@ -29,7 +29,7 @@ import psutil
 from assignframe.audit import AuditOptions, run_audit, write_fleet
 from assignframe.audit.group import audit_chunk
 from assignframe.audit.reader import InputReader
-from assignframe.audit.replay import AuditContext
+from assignframe.audit.rerun import AuditContext
 
 ENGINES = {
     "local1": ("local", {"processes": 1}, 1),
@@ -123,76 +123,168 @@ def profile(path: Path, groups: int, strategies: tuple[str, ...] | None) -> None
 
 
 def breakdown(path: Path, groups: int, strategies: tuple[str, ...] | None) -> None:
-    """CPU time per group (one process): reading the snapshot, each strategy's own ``assign`` on
-    the leader's view (members owning what they own now; no runner, hooks, codec or metrics),
-    and the whole audit of the group. The strategies' line is the floor of any replay design."""
-    from dataclasses import replace
+    """CPU time per group (one process): the whole audit, every strategy's own work inside it,
+    their ratio, and where the rest goes.
 
+    "Its strategies' own ``assign``" is every strategy the audit runs per group, measured on the
+    exact inputs the audit gave them (recorded in one audit pass, then called again directly:
+    no runner, hooks, checks or metrics): each client strategy's ``assign`` in every round it
+    played (a cooperative rebalance's follow-up rounds are the strategy's own work), and the
+    server assignors the migration prediction runs (``uniform`` and ``range`` per classic group;
+    ``assign_in_java_order``, or ``assign`` where that returns None, as the coordinator runs
+    them). The ratio is the whole audit over their sum."""
     from assignframe.audit.group import audit_group
-    from assignframe.model import GroupSubscription
     from assignframe.snapshot import MalformedSnapshot, read_snapshot
 
     context = AuditContext.create(strategies)
-    lines = [raw for _, raw in next(InputReader(path, groups).chunks())]
+    chunks = InputReader(path, groups).chunks()
+    lines = [raw for _, raw in next(chunks)]
+    # Warmed on other groups: caches keyed by value must not see the measured groups twice.
+    warm_up = [raw for _, raw in next(chunks, [])][:20]
 
     def cpu(call) -> float:
         started = time.process_time()
         call()
         return (time.process_time() - started) / len(lines) * 1e6
 
-    snapshots = []
-
-    def read() -> None:
-        for raw in lines:
+    def audit_all(lines=lines) -> None:
+        for index, raw in enumerate(lines):
             try:
-                snapshots.append(read_snapshot(raw))
+                audit_group(index, raw, context)
             except MalformedSnapshot:
                 pass
 
-    rows = [("read the snapshot (JSON, hex -> codec -> model)", cpu(read))]
-    views = []
-    for snapshot in snapshots:
-        generation = max(snapshot.generation, 1)
-        members = {
-            member_id: replace(
-                member,
-                owned_partitions=snapshot.current.partitions_of(member_id),
-                generation=generation,
-            )
-            for member_id, member in snapshot.members.items()
-        }
-        views.append(
-            GroupSubscription(members, snapshot.cluster, generation + 1, {}, snapshot.lags)
-        )
-    strategies_total = 0.0
-    for name in context.strategies:
-        strategy = context.pm.strategy(name)
+    def read_all() -> None:
+        for raw in lines:
+            try:
+                read_snapshot(raw)
+            except MalformedSnapshot:
+                pass
 
-        def assign_all(strategy=strategy) -> None:
-            for view in views:
-                try:
-                    strategy.assign(view)
-                except Exception:  # noqa: BLE001 - a failing group costs what it costs
-                    pass
+    audit_all(warm_up)  # imports and first-call costs
+    whole = cpu(audit_all)
+    calls = _recorded_strategy_calls(context, audit_all)
+    own: dict[str, float] = {}
+    for label, call, argument in calls:
 
-        spent = cpu(assign_all)
-        strategies_total += spent
-        rows.append((f"  {name}.assign alone", spent))
-    rows.append(("strategies' assign alone, all of them", strategies_total))
-    rows.append(
-        (
-            "the whole audit of the group",
-            cpu(lambda: [audit_group(i, raw, context) for i, raw in enumerate(lines)]),
-        )
-    )
-    members = sum(len(s.members) for s in snapshots) / max(len(snapshots), 1)
-    partitions = sum(sum(s.cluster.partitions_per_topic.values()) for s in snapshots)
+        def again(call=call, argument=argument) -> None:
+            try:
+                call(argument)
+            except Exception:  # noqa: BLE001 - a failing group costs what it costs
+                pass
+
+        own[label] = own.get(label, 0.0) + _cpu_once(again) / len(lines) * 1e6
+    strategies_total = sum(own.values())
+    stages = _stage_split(context, audit_all, len(lines))
     print(
-        f"{len(lines)} groups (mean {members:.1f} members, "
-        f"{partitions / max(len(snapshots), 1):.0f} partitions), CPU time per group:"
+        f"{len(lines)} groups of {path.name}, {', '.join(context.strategies)}; "
+        f"load average {' '.join(f'{x:.1f}' for x in psutil.getloadavg())}; CPU time per group:"
     )
+    rows = [("read the snapshot (JSON, hex -> codec -> model)", cpu(read_all))]
+    rows += [(f"  {label} own work", micros) for label, micros in own.items()]
+    rows.append(("the strategies' own work, all of them", strategies_total))
+    rows.append(("the whole audit of the group", whole))
     for label, micros in rows:
-        print(f"{label:<52} {micros:>9,.0f} us   (at most {1e6 / micros:>7,.0f} groups/s)")
+        print(f"{label:<56} {micros:>9,.0f} us   (at most {1e6 / micros:>7,.0f} groups/s)")
+    print(
+        f"ratio: the whole audit / its strategies' own work = {whole / strategies_total:.2f}x "
+        "(target 2.0x)"
+    )
+    print("where the audit's time goes (a separate pass, each step timed; the timing adds cost):")
+    for label, micros in stages:
+        print(f"  {label:<54} {micros:>9,.0f} us")
+
+
+def _cpu_once(call) -> float:
+    started = time.process_time()
+    call()
+    return time.process_time() - started
+
+
+def _recorded_strategy_calls(context: AuditContext, audit_all) -> list[tuple[str, object, object]]:
+    """Run the audit once, recording (label, the strategy's own method, its input) for every
+    client ``assign`` and every server assignor call; the outermost call only (an assignor's
+    method calling another of its own is one call)."""
+    calls: list[tuple[str, object, object]] = []
+    pm = context.pm
+    assign, server_assignor = pm.assign, pm.server_assignor
+
+    def recording_assign(strategy, group):
+        calls.append((f"{strategy.name}.assign", strategy.assign, group))
+        return assign(strategy, group)
+
+    def recording_server_assignor(name, **options):
+        assignor = server_assignor(name, **options)
+        fresh = server_assignor(name, **options)  # unwrapped, for calling again
+        busy = []
+        for method in ("assign", "assign_in_java_order"):
+            original = getattr(assignor, method)
+
+            def recorded(spec, original=original, method=method):
+                if not busy:
+                    label = f"server:{name.removeprefix('server:')}.{method}"
+                    calls.append((label, getattr(fresh, method), spec))
+                busy.append(1)
+                try:
+                    return original(spec)
+                finally:
+                    busy.pop()
+
+            setattr(assignor, method, recorded)
+        return assignor
+
+    pm.assign, pm.server_assignor = recording_assign, recording_server_assignor
+    try:
+        audit_all()
+    finally:
+        del pm.assign, pm.server_assignor
+    return calls
+
+
+#: Steps of the audit timed by :func:`_stage_split`: (module, owner attribute or None, name).
+_STAGES = (
+    ("assignframe.audit.group", None, "read_snapshot", "reading the snapshot"),
+    ("assignframe.audit.group", None, "current_metrics", "metrics of the current assignment"),
+    ("assignframe.rebalance.runner", "GroupRunner", "adopt", "runner: adopt the current"),
+    ("assignframe.rebalance.runner", "GroupRunner", "_join_all", "runner: joins"),
+    ("assignframe.rebalance.runner", "GroupRunner", "_leader_view", "runner: leader's view"),
+    ("assignframe.plugins.manager", "PluginManager", "assign", "runner: assign through the pm"),
+    ("assignframe.rebalance.runner", "GroupRunner", "_sync", "runner: sync"),
+    ("assignframe.audit.rerun", None, "metrics_record", "metrics of each replay"),
+    ("assignframe.audit.group", None, "migration_section", "migration prediction (all of it)"),
+    ("assignframe.rebalance.consumer_group", None, "_spec", "  of which the server group spec"),
+)
+
+
+def _stage_split(context: AuditContext, audit_all, groups: int) -> list[tuple[str, float]]:
+    import importlib
+
+    spent: dict[str, float] = {}
+    undo = []
+    for module_name, owner_name, name, label in _STAGES:
+        module = importlib.import_module(module_name)
+        owner = getattr(module, owner_name) if owner_name else module
+        original = getattr(owner, name, None)
+        if original is None:  # the step is gone from this version of the code
+            continue
+
+        def timed(*args, _original=original, _label=label, **kwargs):
+            started = time.process_time()
+            try:
+                return _original(*args, **kwargs)
+            finally:
+                spent[_label] = spent.get(_label, 0.0) + time.process_time() - started
+
+        setattr(owner, name, timed)
+        undo.append((owner, name, original))
+    try:
+        total = _cpu_once(audit_all)
+    finally:
+        for owner, name, original in undo:
+            setattr(owner, name, original)
+    rows = [(label, spent.get(label, 0.0) / groups * 1e6) for *_, label in _STAGES]
+    rows.append(("the whole audit (this timed pass)", total / groups * 1e6))
+    return rows
 
 
 def main() -> None:
@@ -215,7 +307,8 @@ def main() -> None:
         "--breakdown",
         type=int,
         metavar="N",
-        help="CPU time per group of N groups: reading, each strategy alone, the whole audit",
+        help="CPU time per group of N groups: the whole audit, its strategies' own work, the "
+        "ratio of the two, and where the rest goes",
     )
     parser.add_argument("--one", nargs=2, metavar=("ENGINE", "INPUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()

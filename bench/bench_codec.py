@@ -3,7 +3,10 @@
     python bench/bench_codec.py [--seconds 0.5] [--runs 5]
 
 Payloads: Subscription v1-v3 (10 topics x 8 owned partitions, 16 B of user data), Assignment
-v3 (100 partitions in 10 topics, 4 B of user data), JoinGroupResponse v9 (100 members).
+v3 (100 partitions in 10 topics, 4 B of user data), JoinGroupResponse v9 (100 members), and the
+largest responses the cluster reader reads: DescribeGroupsResponse v5 (20 groups of 5 members)
+and OffsetFetchResponse v8 (50 groups x 80 partitions), against kafka-python's generated
+response classes (compiled declarations alone: these kinds have no fast path).
 kafka-python 3.0.12's ConsumerProtocolSubscription / ConsumerProtocolAssignment
 (kafka.protocol.consumer.metadata) decode the same bytes in the same run; the two are measured
 in alternation, ``--runs`` times each, and each keeps its best. Subscriptions and assignments go
@@ -65,6 +68,30 @@ def join_group_response() -> bytes:
     return codec.encode("JoinGroupResponse", value, 9)
 
 
+def describe_groups_response(group: int) -> bytes:
+    """DescribeGroupsResponse v5: 20 Stable groups of 5 members with v3 subscriptions and
+    assignments (what the cluster reader asks a coordinator for in one request)."""
+    groups = [{"error_code": 0, "group_id": f"orders-app-{group}-{index}", "group_state": "Stable",
+               "protocol_type": "consumer", "protocol_data": "range", "members": [
+                   {"member_id": f"consumer-{member}-5f1a2b3c-{group}", "group_instance_id": None,
+                    "client_id": f"consumer-{member}", "client_host": f"/10.0.0.{member}",
+                    "member_metadata": subscription(3, member),
+                    "member_assignment": assignment(member)} for member in range(5)],
+               "authorized_operations": -(2 ** 31)} for index in range(20)]
+    return codec.encode("DescribeGroupsResponse", {"throttle_time_ms": 0, "groups": groups}, 5)
+
+
+def offset_fetch_response(group: int) -> bytes:
+    """OffsetFetchResponse v8: 50 groups, each with 10 topics of 8 committed partitions."""
+    partitions = [{"partition_index": p, "committed_offset": 1_000_000 + group + p,
+                   "committed_leader_epoch": 3, "metadata": "", "error_code": 0}
+                  for p in range(8)]
+    groups = [{"group_id": f"orders-app-{group}-{index}", "error_code": 0,
+               "topics": [{"name": name, "partitions": partitions} for name in topics(None)]}
+              for index in range(50)]
+    return codec.encode("OffsetFetchResponse", {"throttle_time_ms": 0, "groups": groups}, 8)
+
+
 def rates(calls: Sequence[Callable[[bytes], object] | None], payloads: Sequence[bytes],
           seconds: float, runs: int) -> list[float | None]:
     """Calls per second of each of ``calls`` over ``payloads`` (in turn, cycling), the best of
@@ -96,6 +123,17 @@ def kafka_python():
     except ImportError:  # not installed: ours are measured alone
         return None, None
     return ConsumerProtocolSubscription.decode, ConsumerProtocolAssignment.decode
+
+
+def kafka_python_response(kind: str, version: int) -> Callable[[bytes], object] | None:
+    """kafka-python's generated response class of ``kind`` (its admin/consumer modules)."""
+    try:
+        import kafka.protocol.admin as admin
+        import kafka.protocol.consumer as consumer_apis
+    except ImportError:
+        return None
+    found = getattr(admin, kind, None) or getattr(consumer_apis, kind)
+    return lambda data: found.decode(data, version=version)
 
 
 def by_declaration(fmt, what: str) -> Callable[[bytes], object]:
@@ -132,6 +170,17 @@ def rows(seconds: float, runs: int):
     yield ("JoinGroupResponse v9 encode",
            *rates([lambda _: codec.encode("JoinGroupResponse", decoded)], [b""], seconds, runs),
            None, None)
+    yield from cluster_reader_rows(seconds, runs)
+
+
+def cluster_reader_rows(seconds: float, runs: int):
+    """The largest responses the cluster reader decodes, once per coordinator and batch."""
+    for kind, version, build in (("DescribeGroupsResponse", 5, describe_groups_response),
+                                 ("OffsetFetchResponse", 8, offset_fetch_response)):
+        pool = [build(group) for group in range(8)]
+        yield (f"{kind} v{version} decode ({len(pool[0]) // 1024} kB)",
+               *rates([lambda d, k=kind, v=version: codec.decode(k, d, v),
+                       kafka_python_response(kind, version)], pool, seconds, runs), None)
 
 
 def main(argv: list[str] | None = None) -> None:

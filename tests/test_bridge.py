@@ -27,9 +27,9 @@ from assignframe import (
     UserDataError,
     hookimpl,
 )
-from assignframe._bridge import ConsumerBridge, JoinedMember
 from assignframe.errors import InconsistentGroupProtocolError, InvalidAssignmentError
 from assignframe.kafka_python import assignors
+from assignframe.rebalance.bridge import ConsumerBridge, JoinedMember
 
 T, U = "t", "u"
 
@@ -219,7 +219,7 @@ def test_unreadable_user_data_counts_as_none_in_both(spm, views, caplog):
     """A member whose user data the strategy cannot read has no prior ownership for it: the
     leader decodes it as no user data, warns once naming the group, member and strategy."""
     subscription = bytes.fromhex("000300000001000174" + "00000001ff" + "00000000ffffffffffff")
-    caplog.set_level(logging.WARNING, logger="assignframe.protocol")
+    caplog.set_level(logging.WARNING, logger="assignframe.classic.protocol")
     runner = GroupRunner("recall-modulo", cluster=Cluster({T: 2}), pm=spm, group_id="billing")
     for _ in range(2):
         runner.rebalance([Consumer("odd", (T,), subscription=subscription), Consumer("b", (T,))])

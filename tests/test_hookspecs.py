@@ -14,8 +14,8 @@ from assignframe import (
     MemberState,
     SubscriptionMetadata,
     hookimpl,
-    wire,
 )
+from assignframe.classic import wire
 from assignframe.errors import StrategyResultError
 
 CLUSTER = Cluster({"t": 4})

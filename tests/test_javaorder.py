@@ -133,3 +133,73 @@ def test_java_hash_order_agrees_with_the_table_replay(keys):
 def test_sorted_hash_order_is_the_order_after_sorted_insertion(keys):
     expected = java_hash_order(sorted(keys, key=java_string_key))
     assert java_sorted_hash_order(reversed(keys)) == expected
+
+
+# -- one member's assignment map, as the server assignors build it -------------------------------
+
+import assignframe_codec  # noqa: E402
+
+from assignframe.javaorder import AssignmentEdits, JavaAssignment, uuid_hash  # noqa: E402
+
+A, B = Uuid(0, 1), Uuid(5, 7)
+
+
+def test_java_string_key_is_the_codecs_one():
+    assert java_string_key is assignframe_codec.java_string_key
+
+
+def test_uuid_hash_is_the_hash_code_of_uuid_keyed_tables():
+    assert uuid_hash(Uuid(1, 2)) == 3  # (int) (x >> 32) ^ (int) x, x = msb ^ lsb = 3
+    assert uuid_hash(Uuid(-1, 0)) == 0  # x = -1: 0xFFFFFFFF ^ 0xFFFFFFFF
+
+
+def test_deep_copy_keeps_chain_order_within_a_bucket():
+    # 17 and 1 share bucket 1 of a 16-slot HashSet: the copy iterates them in insertion order.
+    assert JavaAssignment.deep_copy(((A, (17, 1)),)).ordered() == {A: (17, 1)}
+    assert JavaAssignment.deep_copy(((A, (1, 17)),)).ordered() == {A: (1, 17)}
+    assert JavaAssignment.deep_copy(((A, (2, 1)),)).ordered() == {A: (1, 2)}
+
+
+def test_a_new_topics_set_capacity_decides_its_order():
+    small, large = JavaAssignment(), JavaAssignment()
+    for p in (20, 4):
+        small.add(A, p, set_capacity=16)  # 20 & 15 == 4: one bucket, insertion order
+        large.add(A, p, set_capacity=32)  # two buckets: 4 first
+    assert small.ordered() == {A: (20, 4)} and large.ordered() == {A: (4, 20)}
+
+
+def test_removing_the_last_partition_drops_the_topic_only_when_asked():
+    for drop_emptied, expected in ((True, {}), (False, {A: ()})):
+        table = JavaAssignment.deep_copy(((A, (3,)),))
+        table.remove(A, 3, drop_emptied)
+        assert table.ordered() == expected
+
+
+def test_ranges_iterate_ascending_and_are_not_edited():
+    table = JavaAssignment(2)
+    table.put_range(B, (30, 31, 32))
+    table.remove(B, 30, drop_emptied=True)  # a RangeSet is immutable; nothing happens
+    assert table.ordered() == {B: (30, 31, 32)}
+
+
+def test_edits_give_the_sorted_result_and_replay_in_javas_order():
+    edits = AssignmentEdits(((A, (3, 1)), (B, (2,))))
+    assert edits.remove(A, 3) and not edits.remove(A, 9)
+    edits.drop_topic(B)
+    edits.add(B, 20)
+    edits.add(B, 4)
+    assert edits.sorted() == {A: (1,), B: (4, 20)}
+    assert edits.java_order() == {A: (1,), B: (20, 4)}  # B re-created: insertion order in a bucket
+    emptied = AssignmentEdits(((A, (3,)),))
+    emptied.remove(A, 3)
+    assert emptied.java_order() == {A: ()} and emptied.java_order(drop_emptied=True) == {}
+
+
+def test_a_topic_added_back_goes_to_the_head_of_its_bucket():
+    # Topic ids hashing to 1 and 17 share bucket 1 of the copy's 2-slot table.
+    one, seventeen = Uuid(0, 1), Uuid(0, 17)
+    edits = AssignmentEdits(((one, (0,)), (seventeen, (0,))))
+    assert list(JavaAssignment.deep_copy(edits.current).ordered()) == [one, seventeen]
+    edits.drop_topic(seventeen)
+    edits.add(seventeen, 5)  # computeIfAbsent: a new key goes to the chain's head
+    assert list(edits.java_order().items()) == [(seventeen, (5,)), (one, (0,))]

@@ -52,7 +52,7 @@ def plugin_for(*classes: type[Strategy]) -> object:
 
 def test_importing_assignframe_loads_no_plugin():
     code = (
-        "import sys, assignframe, assignframe.cli, assignframe.runner; "
+        "import sys, assignframe, assignframe.cli, assignframe.rebalance.runner; "
         "print([m for m in sys.modules if m.startswith('assignframe_') and m != 'assignframe_codec'"
         " and not m.startswith('assignframe_codec.')])"
     )
@@ -233,7 +233,7 @@ def test_concurrent_first_use_sees_every_installed_strategy(monkeypatch):
 
     from core_strategies import STRATEGIES_PLUGIN
 
-    from assignframe import plugins as plugins_module
+    from assignframe.plugins import manager as plugins_module
 
     entry_point = importlib.metadata.EntryPoint(
         "test-strategies", "core_strategies:STRATEGIES_PLUGIN", "assignframe"
@@ -307,3 +307,60 @@ def test_direct_non_firstresult_hook_returns_what_pluggy_returns():
         "after_assignment", strategy=strategy, group=GROUP, assignment=assignment
     )
     assert direct == through_pluggy == [2]
+
+
+ALL_DEFAULT = frozenset({"subscription_metadata", "decode_user_data", "on_assignment"})
+
+
+def test_default_hooks_are_those_a_strategy_class_leaves_to_the_base():
+    class Remembers(Modulo):
+        name = "remembers"
+
+        def on_assignment(self, assignment, generation, state):
+            return MemberState(assignment.partitions, generation, "mine")
+
+    manager = isolated_plugin_manager([STRATEGIES_PLUGIN])
+    assert manager.default_hooks(manager.strategy("modulo")) == ALL_DEFAULT
+    remembers = Remembers()
+    assert manager.default_hooks(remembers) == ALL_DEFAULT - {"on_assignment"}
+    # the hook still runs for it, and the shortcut gives the base method's result for the other
+    state = manager.on_assignment(
+        remembers, MemberAssignment((TopicPartition("t", 1),)), 2, MemberState()
+    )
+    assert state.strategy_state == "mine"
+    plain = manager.on_assignment(
+        manager.strategy("modulo"),
+        MemberAssignment((TopicPartition("t", 1),)),
+        2,
+        MemberState((), 1, "kept"),
+    )
+    assert plain == MemberState((TopicPartition("t", 1),), 2, "kept")
+
+
+def test_a_method_set_on_the_instance_is_not_a_default():
+    manager = isolated_plugin_manager([STRATEGIES_PLUGIN])
+    strategy = manager.strategy("modulo")
+    strategy.decode_user_data = lambda user_data, version: "own"
+    assert manager.default_hooks(strategy) == ALL_DEFAULT - {"decode_user_data"}
+    assert manager.decode_user_data(strategy, "m", b"x", 3) == "own"
+
+
+def test_a_plugin_implementing_a_hook_or_monitoring_ends_the_shortcut():
+    class Decoder:
+        @hookimpl
+        def decode_user_data(self, strategy, user_data):
+            return "plugin"
+
+    manager = isolated_plugin_manager([STRATEGIES_PLUGIN])
+    strategy = manager.strategy("modulo")
+    assert manager.default_hooks(strategy) == ALL_DEFAULT
+    manager.register(Decoder())
+    assert manager.default_hooks(strategy) == ALL_DEFAULT - {"decode_user_data"}
+    assert manager.decode_user_data(strategy, "m", b"x", 3) == "plugin"
+    seen = []
+    manager.hook_manager.add_hookcall_monitoring(
+        lambda name, impls, kwargs: seen.append(name), lambda outcome, name, impls, kwargs: None
+    )
+    assert manager.default_hooks(strategy) == frozenset()
+    manager.subscription_metadata(strategy, ("t",), MemberState())
+    assert seen == ["subscription_metadata"]

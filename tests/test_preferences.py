@@ -15,7 +15,7 @@ from assignframe import (
     hookimpl,
 )
 from assignframe.plugins import isolated_plugin_manager
-from assignframe.preferences import member_preferences
+from assignframe.rebalance.preferences import member_preferences
 
 
 class Copies(Strategy):

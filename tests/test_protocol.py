@@ -1,5 +1,5 @@
-"""The group protocol's rules (assignframe.protocol): election (the coordinator's), each member's
-rebalance protocol and what it keeps at join (the client's), the cooperative hand-over (the
+"""The group protocol's rules (assignframe.classic.protocol): election (the coordinator's), each
+member's rebalance protocol and what it keeps at join (the client's), the cooperative hand-over (the
 leader's), and how the leader reads a member's user data."""
 
 from __future__ import annotations
@@ -8,11 +8,8 @@ import logging
 
 import pytest
 
-from assignframe import wire
-from assignframe.errors import InconsistentGroupProtocolError, UserDataError
-from assignframe.javaorder import java_hash_order
-from assignframe.model import MemberState, RebalanceProtocol, SubscriptionMetadata, TopicPartition
-from assignframe.protocol import (
+from assignframe.classic import wire
+from assignframe.classic.protocol import (
     UserDataReader,
     claimed_state,
     elect_group_protocol,
@@ -23,6 +20,9 @@ from assignframe.protocol import (
     revoked_at_sync,
     state_at_join,
 )
+from assignframe.errors import InconsistentGroupProtocolError, UserDataError
+from assignframe.javaorder import java_hash_order
+from assignframe.model import MemberState, RebalanceProtocol, SubscriptionMetadata, TopicPartition
 
 EAGER, COOPERATIVE = RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE
 
@@ -174,7 +174,7 @@ class _Plugins:
 
 
 def test_unreadable_user_data_counts_as_none_and_warns_once_per_member(caplog):
-    caplog.set_level(logging.WARNING, logger="assignframe.protocol")
+    caplog.set_level(logging.WARNING, logger="assignframe.classic.protocol")
     read = UserDataReader(_Plugins(), _Picky(), "scenario 's1'")
     assert read("m1", b"ok then", 3) == (b"ok then", "ok then")
     assert read("m1", b"\x00\x01", 3) == (None, "nothing")
@@ -203,3 +203,15 @@ def test_leader_reads_a_member_from_its_bytes():
         3,
     )
     assert member.user_data is None and member.decoded_user_data == "nothing"
+
+
+@pytest.mark.parametrize(
+    "topics",
+    [("b", "a", "c"), ("z", "\ufffd", "\U0001f600", "é", "a")],  # ASCII; UTF-16 order differs
+)
+def test_the_leader_view_without_bytes_sorts_as_the_codec_decodes(topics):
+    owned = tuple(TopicPartition(t, p) for t in reversed(topics) for p in (2, 0, 1))
+    metadata = SubscriptionMetadata(topics, None, owned, 4, "r")
+    decoded = wire.decode_subscription(wire.encode_subscription_metadata(metadata))
+    from_bytes = wire.member_from_subscription("m", decoded, None, None)
+    assert wire.member_from_metadata("m", metadata, None, None) == from_bytes

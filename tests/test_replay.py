@@ -8,8 +8,8 @@ import pytest
 
 from assignframe import Strategy, UserDataError, hookimpl
 from assignframe.errors import ScenarioError
-from assignframe.replay import replay_scenario
-from assignframe.scenario import read_scenarios
+from assignframe.replay.classic import replay_scenario
+from assignframe.replay.scenario import read_scenarios
 from assignframe.testing import shared_path
 
 
@@ -167,7 +167,7 @@ def test_replay_over_another_strategys_user_data_completes_with_one_warning_each
     prior ownership for it, with one warning naming the scenario, the member and the strategy.
     (Today's main aborted at the first such member, naming neither.)"""
     spm.register(_OwnPlugin())
-    caplog.set_level(logging.WARNING, logger="assignframe.protocol")
+    caplog.set_level(logging.WARNING, logger="assignframe.classic.protocol")
     foreign = 0
     for scenario in golden_scenarios:
         replay = replay_scenario(scenario, "own-user-data", spm)

@@ -11,8 +11,8 @@ from assignframe import (
     RebalanceProtocol,
     SubscriptionMetadata,
     TopicPartition,
-    wire,
 )
+from assignframe.classic import wire
 from assignframe.errors import InconsistentGroupProtocolError, InvalidAssignmentError
 
 T = "t"
@@ -120,6 +120,10 @@ def test_cooperative_join_plays_a_followup_round(spm):
     assert first.rebalance_protocol is RebalanceProtocol.COOPERATIVE
     assert first.metrics.validity.withheld == tps(4, 5) and first.metrics.validity.unowned == ()
     assert not first.metrics.validity.is_complete and followup.metrics.validity.is_complete
+    # Movement counts across the rebalance: the follow-up moved the two released partitions
+    # (from a and b to c), measured against the assignment before the rebalance began.
+    assert (first.metrics.partitions_kept, first.metrics.partitions_moved) == (4, 0)
+    assert (followup.metrics.partitions_kept, followup.metrics.partitions_moved) == (4, 2)
 
 
 def test_cooperative_members_send_owned_partitions(spm):

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from assignframe.errors import ScenarioError
-from assignframe.scenario import cluster_of, lags_of, read_scenarios, validate_scenario
+from assignframe.replay.scenario import cluster_of, lags_of, read_scenarios, validate_scenario
 
 SCENARIO = {
     "id": "s1",

@@ -144,3 +144,66 @@ def test_plugin_manager_finds_server_assignors_through_the_hook(pm):
     (info,) = pm.server_assignor_info()
     assert info.name == "server:range" and info.protocols == ("consumer",)
     assert "server:range" not in pm.strategy_names()
+
+
+# -- the builder dispatch, and the one validity check ----------------------------------------------
+
+from assignframe.server_assignor import (  # noqa: E402
+    SubscriptionTypeAssignor,
+    validate_server_assignment,
+)
+
+
+class Recording(SubscriptionTypeAssignor):
+    """Gives each member one partition of t1 and notes which builder ran, and how."""
+
+    name = "recording"
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        self.calls = []
+
+    def build_homogeneous(self, group, java_order):
+        self.calls.append(("homogeneous", java_order))
+        return {m: {T1: (i,)} for i, m in enumerate(sorted(group.members))}
+
+    def build_heterogeneous(self, group, java_order):
+        self.calls.append(("heterogeneous", java_order))
+        return {}
+
+
+def test_the_subscription_type_picks_the_builder_and_empty_groups_need_none():
+    assignor = Recording()
+    assert assignor.assign(spec(a=("t1",), b=("t1",))).partitions_of("b") == ((T1, 1),)
+    assert assignor.assign_in_java_order(spec(a=("t1",), b=("t2",))).members == {}
+    assert assignor.assign(spec()).members == {}
+    assert assignor.calls == [("homogeneous", False), ("heterogeneous", True)]
+
+
+def test_validity_is_the_core_check_seen_through_the_group():
+    group = spec(a=("t1",), b=("t1", "t2"))
+    assert validate_server_assignment(
+        group, ServerAssignment({"a": {T1: (0, 1)}, "b": {T1: (2,), T2: (0, 1)}})
+    ).is_valid
+    broken = ServerAssignment({"a": {T1: (0, 1, 5), T2: (0,)}, "b": {T1: (1,)}})
+    assert validate_server_assignment(group, broken).problems() == (
+        "a holds 1 partition(s) of t2 which it does not subscribe to",
+        "a holds 1 partition(s) of t1 beyond its partition count",
+        "1 partition(s) of t1 assigned to nobody",
+        "1 partition(s) of t1 assigned more than once",
+        "1 partition(s) of t2 assigned to nobody",
+    )
+
+
+def test_share_partitions_may_be_shared_but_not_uninitialized():
+    members = {m: ServerMember(m, ("t1",)) for m in "ab"}
+    share = ServerGroupSpec(members, TOPICS, unassignable={(T1, 2)}, group_type="share")
+    shared = ServerAssignment({"a": {T1: (0, 1)}, "b": {T1: (0, 1)}})
+    assert validate_server_assignment(share, shared).is_valid  # t1-2 may stay unassigned
+    check = validate_server_assignment(share, ServerAssignment({"a": {T1: (0, 1, 2)}}))
+    assert check.problems() == ("1 uninitialized partition(s) of t1 assigned",)
+    consumer = ServerGroupSpec(members, TOPICS)
+    assert validate_server_assignment(consumer, shared).problems() == (
+        "1 partition(s) of t1 assigned to nobody",
+        "2 partition(s) of t1 assigned more than once",
+    )

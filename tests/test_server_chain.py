@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from assignframe import Uuid
-from assignframe.server_chain import from_record, target_after
+from assignframe.rebalance.server_chain import from_record, target_after
 
 A, B = Uuid(0, 1), Uuid(0, 17)  # hashCodes 1 and 17: the same bucket of a 16-slot table
 
@@ -29,7 +29,7 @@ def test_chaining_needs_an_assignor_that_models_javas_result_order():
     import pytest
 
     from assignframe import ServerAssignment, ServerAssignor
-    from assignframe.server_replay import chained_rounds
+    from assignframe.replay.server import chained_rounds
 
     class Unordered(ServerAssignor):
         name = "unordered"

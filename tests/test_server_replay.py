@@ -10,7 +10,7 @@ import pytest
 
 from assignframe import ServerAssignment, Uuid
 from assignframe.errors import ScenarioError
-from assignframe.server_replay import (
+from assignframe.replay.server import (
     contract_violations,
     is_server_scenario,
     open_scenarios,

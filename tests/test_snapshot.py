@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 
 import pytest
 from audit_snapshots import snapshot_row
@@ -65,3 +67,70 @@ def test_parquet_map_columns_and_json_text_columns():
 def test_malformed_rows(raw, message):
     with pytest.raises(MalformedSnapshot, match=message):
         read_snapshot(raw)
+
+
+def _operator_snapshot():
+    """A mixed consumer-protocol group mid-reconciliation, with everything an operator asks."""
+    from assignframe.model import Cluster, GroupAssignment, Member
+    from assignframe.snapshot import GroupSnapshot, MemberInfo
+
+    return GroupSnapshot(
+        "orders-app",
+        7,
+        "uniform",
+        {
+            "m1": Member("m1", ("orders",), rack="eu-1a", group_instance_id="host-1"),
+            "m2": Member("m2", ("orders",)),
+        },
+        GroupAssignment.from_partitions({"m1": [("orders", 0), ("orders", 1)], "m2": []}),
+        Cluster({"orders": 2}),
+        group_type="consumer",
+        group_state="Reconciling",
+        member_info={
+            "m1": MemberInfo("app-1", "/10.0.0.1", None, (), "consumer", 7),
+            "m2": MemberInfo("app-2", "/10.0.0.2", "apache-kafka-java 4.0.0", ("range",),
+                             "classic", 6),
+        },
+        target=GroupAssignment.from_partitions({"m1": [("orders", 0)], "m2": [("orders", 1)]}),
+        target_epoch=7,
+        assignor="uniform",
+        observed_at=1_767_000_000.5,
+    )
+
+
+def test_what_an_operator_needs_round_trips_through_json():
+    from assignframe.snapshot import snapshot_to_dict
+
+    snapshot = _operator_snapshot()
+    back = read_snapshot(json.dumps(snapshot_to_dict(snapshot)))
+    assert back == snapshot  # every field compared (wire bytes aside: none here)
+    assert back.info("m2").member_type == "classic" and back.info("m2").member_epoch == 6
+    assert back.members["m1"].rack == "eu-1a" and back.members["m1"].group_instance_id == "host-1"
+    assert back.reconciling() == ("m1", "m2")  # m1 still holds orders-1, m2's target is it
+
+
+def test_files_written_before_these_fields_read_as_unknown():
+    snapshot = read_snapshot(json.dumps(snapshot_row()))  # no state, info, target, assignor
+    assert snapshot.group_state is None and snapshot.target is None
+    assert snapshot.assignor is None and snapshot.observed_at is None
+    assert snapshot.info("a").client_id is None and snapshot.reconciling() == ()
+
+
+def test_the_parquet_columns_are_the_json_keys():
+    """Parquet input holds what a JSON line holds (issue 23: schema, group_type and notes were
+    left out), derived from the one field table, and reads back to the same snapshot."""
+    import pyarrow.parquet as pq  # a core dependency
+
+    from assignframe.audit.parquet_input import snapshot_schema, write_snapshots_parquet
+    from assignframe.snapshot import snapshot_to_dict
+
+    line = snapshot_to_dict(_operator_snapshot())
+    assert {"schema", "group_type", "notes", "group_state", "target_epoch"} <= set(line)
+    assert snapshot_schema().names == list(line)
+    member = snapshot_schema().field("members").type.value_type
+    assert [member.field(i).name for i in range(member.num_fields)] == list(line["members"][0])
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "snapshots.parquet"
+        write_snapshots_parquet(path, [line])
+        row = pq.read_table(path).to_pylist()[0]
+    assert read_snapshot(row) == _operator_snapshot()

@@ -29,9 +29,10 @@ from typing import Any
 import assignframe_codec as codec
 
 from ..model import Cluster, GroupAssignment
-from ..plugins import PluginManager
-from ..runner import Consumer, GroupRunner
+from ..plugins.manager import PluginManager
+from ..rebalance.runner import Consumer, GroupRunner
 from ..snapshot import GroupSnapshot, MemberWire, snapshot_to_dict
+from .fleet_members import dress
 
 __all__ = ["fleet_snapshots", "write_fleet"]
 
@@ -62,7 +63,7 @@ def fleet_snapshots(
         raise ValueError("a fleet needs at least one installed strategy to play its groups")
     for index in range(groups):
         rng = random.Random(f"{seed}:{index}")  # each group independent of the others
-        snapshot = _snapshot(rng, index, max_members, max_partitions, pm, mix)
+        snapshot = _snapshot(rng, f"{seed}:{index}", max_members, max_partitions, pm, mix)
         if rng.random() < malformed_rate:
             yield _break(rng, snapshot)
         else:
@@ -96,12 +97,13 @@ def _log_uniform(rng: random.Random, high: int) -> int:
 
 def _snapshot(
     rng: random.Random,
-    index: int,
+    seed: str,
     max_members: int,
     max_partitions: int,
     pm: PluginManager,
     mix: list[tuple[str, int]],
 ) -> dict[str, Any]:
+    index = int(seed.rsplit(":", 1)[1])
     members = [
         f"consumer-{i}-{rng.getrandbits(32):08x}" for i in range(_log_uniform(rng, max_members))
     ]
@@ -127,18 +129,17 @@ def _snapshot(
         else final.assignment_bytes[m]
         for m in members
     }
-    snapshot = snapshot_to_dict(
-        GroupSnapshot(
-            group_id=f"group-{index:07d}",
-            generation=final.generation,
-            protocol=protocol,
-            members=final.group.members,
-            current=GroupAssignment.from_partitions(assignment),
-            cluster=Cluster(topics),
-            leader=members[0],
-            wire={m: MemberWire(final.subscriptions[m], assignment_bytes[m]) for m in members},
-        )
+    played = GroupSnapshot(
+        group_id=f"group-{index:07d}",
+        generation=final.generation,
+        protocol=protocol,
+        members=final.group.members,
+        current=GroupAssignment.from_partitions(assignment),
+        cluster=Cluster(topics),
+        leader=members[0],
+        wire={m: MemberWire(final.subscriptions[m], assignment_bytes[m]) for m in members},
     )
+    snapshot = snapshot_to_dict(dress(played, random.Random(f"{seed}:clients"), pm))
     if rng.random() < 0.3:
         snapshot["partition_lags"] = {
             t: [int(rng.paretovariate(1.2) * 100) for _ in range(n)] for t, n in topics.items()
@@ -191,8 +192,8 @@ def _inject_fault(
 
 def _break(rng: random.Random, snapshot: dict[str, Any]) -> str:
     line = json.dumps(snapshot, separators=(",", ":"))
-    if rng.random() < 0.5:
-        return line[: len(line) // 2]  # truncated mid-object
     member = snapshot["members"][0]
+    if rng.random() < 0.5 or member["subscription"]["hex"] is None:  # a consumer group has none
+        return line[: len(line) // 2]  # truncated mid-object
     member["subscription"]["hex"] = "zz" + member["subscription"]["hex"]  # not hex
     return json.dumps(snapshot, separators=(",", ":"))

@@ -8,10 +8,11 @@ from typing import Any
 
 from ..model import GroupAssignment
 from ..snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
-from .migration import SERVER_STRATEGIES, migration_section
-from .recommend import recommend
-from .replay import AuditContext, StrategyOutcome, quiet_strategy_logs, replay_strategy
-from .rows import current_metrics, group_rows
+from .clients import GroupClients, identify_clients
+from .migration import SERVER_STRATEGIES, coordinator_assignor, migration_section
+from .recommend import Recommendation, TieBreak, recommend
+from .rerun import AuditContext, StrategyOutcome, quiet_strategy_logs, replay_strategy
+from .rows import current_metrics, group_rows, running_strategy
 
 __all__ = ["ChunkResult", "audit_chunk", "audit_group", "group_detail", "snapshot_view"]
 
@@ -36,13 +37,31 @@ def audit_group(
     current = current_metrics(snapshot)
     names = SERVER_STRATEGIES if snapshot.group_type == "consumer" else context.strategies
     with quiet_strategy_logs(context.strategy_loggers):
+        clients = identify_clients(snapshot, context.pm, context.instance)
         outcomes = [replay_strategy(snapshot, name, context) for name in names]
-        migration = migration_section(snapshot, context.pm)
-    recommendation = recommend(outcomes, current, snapshot.protocol)
-    rows = group_rows(input_row, snapshot, current, outcomes, recommendation, migration)
+        migration = migration_section(snapshot, context.pm, clients)
+    recommendation = _recommendation(snapshot, current, outcomes, clients)
+    rows = group_rows(input_row, snapshot, current, outcomes, recommendation, migration, clients)
     if not detail:
         return rows, None
-    return rows, group_detail(snapshot, current, outcomes, rows[0] if rows else {}, migration)
+    return rows, group_detail(
+        snapshot, current, outcomes, rows[0] if rows else {}, migration, clients
+    )
+
+
+def _recommendation(
+    snapshot: GroupSnapshot,
+    current: dict[str, Any],
+    outcomes: list[StrategyOutcome],
+    clients: GroupClients,
+) -> Recommendation:
+    """The recommendation among what the group's clients can run (a consumer-protocol group:
+    the broker's assignors, the one it runs first on ties, then the broker's order)."""
+    if snapshot.group_type == "consumer":
+        ties = TieBreak(current=running_strategy(snapshot), broker_order=SERVER_STRATEGIES)
+    else:
+        ties = TieBreak(snapshot.protocol, clients.default_strategy(), (), clients.cannot_run)
+    return recommend(outcomes, current, snapshot.protocol, ties)
 
 
 def audit_chunk(chunk: Iterable[tuple[int, Any]], context: AuditContext) -> ChunkResult:
@@ -77,6 +96,7 @@ def group_detail(
     outcomes: list[StrategyOutcome],
     first_row: Mapping[str, Any],
     migration: dict[str, Any] | None = None,
+    clients: GroupClients | None = None,
 ) -> dict[str, Any]:
     """The JSON the report draws one group from (docs/audit.md, "worst groups")."""
     problems = [current["problems"]] if current["problems"] else []
@@ -85,9 +105,16 @@ def group_detail(
         "group_type": snapshot.group_type,
         "generation": snapshot.generation,
         "protocol": snapshot.protocol,
+        "group_state": snapshot.group_state,
+        "assignor": _assignor(snapshot),
+        "attention": [a for a in (first_row.get("attention") or "").split(",") if a],
+        "clients": _clients(clients),
+        "target": None if snapshot.target is None else _pairs(snapshot.target),
+        "reconciling": list(snapshot.reconciling()),
         "migration": migration,
         "input_row": first_row.get("input_row"),
-        "problems": problems + list(snapshot.notes),
+        "problems": problems,
+        "notes": list(snapshot.notes),
         "members": list(snapshot.members),
         "partitions": _partitions(snapshot),
         "current": {"assignment": _pairs(snapshot.current), "metrics": current},
@@ -104,6 +131,27 @@ def group_detail(
         "recommendation": {
             "strategy": first_row.get("recommendation"),
             "reason": first_row.get("reason"),
+            "tie": first_row.get("recommendation_tie"),
+        },
+    }
+
+
+def _assignor(snapshot: GroupSnapshot) -> dict[str, str] | None:
+    """A consumer-protocol group's server assignor and how it is known."""
+    if snapshot.group_type != "consumer":
+        return None
+    name, how = coordinator_assignor(snapshot)
+    return {"name": name, "how": how}
+
+
+def _clients(clients: GroupClients | None) -> dict[str, Any] | None:
+    if clients is None:
+        return None
+    return {
+        "summary": clients.describe(),
+        "members": {
+            member_id: {"client": c.label, "name": c.name, "evidence": c.evidence}
+            for member_id, c in clients.members.items()
         },
     }
 
@@ -127,14 +175,22 @@ def snapshot_view(raw: GroupSnapshot | Mapping[str, Any], source: str = "") -> d
                 "problems": [str(exc)],
             }
     current = current_metrics(snapshot)
+    decoded = raw if isinstance(raw, Mapping) else {}
     return {
         "source": source,
         "group_id": snapshot.group_id,
+        "group_type": snapshot.group_type,
         "generation": snapshot.generation,
         "protocol": snapshot.protocol,
+        "assignor": _assignor(snapshot),
         "leader": snapshot.leader,
         "members": list(snapshot.members),
+        "member_names": {m: snapshot.info(m).client_id for m in snapshot.members},
         "assignment": _pairs(snapshot.current),
+        "target": None if snapshot.target is None else _pairs(snapshot.target),
+        "reconciling": list(snapshot.reconciling()),
         "metrics": current,
-        "problems": ([current["problems"]] if current["problems"] else []) + list(snapshot.notes),
+        "problems": [current["problems"]] if current["problems"] else [],
+        "notes": list(snapshot.notes),
+        "handovers": list(decoded.get("handovers") or []),  # decode's, per epoch
     }

@@ -20,8 +20,8 @@ from .group import ChunkResult, audit_chunk, audit_group
 from .options import AuditOptions
 from .output import RowsWriter, write_json
 from .reader import InputReader, superseded_rows
-from .replay import AuditContext
-from .summary import Aggregates, WorstGroups, summary_document
+from .rerun import AuditContext
+from .summary import Aggregates, AttentionLists, WorstGroups, summary_document
 
 __all__ = ["group_details", "run_local"]
 
@@ -46,6 +46,7 @@ def run_local(input_path: str | Path, out_dir: str | Path, options: AuditOptions
     reader = InputReader(input_path, options.chunk_size, skip)
     writer = RowsWriter(out_dir, options.parquet and _has_pyarrow())
     aggregates, worst = Aggregates(context.strategies), WorstGroups(options.worst)
+    attention = AttentionLists()
     started = time.perf_counter()
     with _progress(options.progress, reader) as advance:
         for result in _results(reader, context, options.worker_count):
@@ -53,14 +54,14 @@ def run_local(input_path: str | Path, out_dir: str | Path, options: AuditOptions
             writer.write_malformed(result.malformed)
             aggregates.add_rows(result.rows)
             aggregates.add_malformed(result.malformed)
-            worst.add_rows(result.rows, context.strategies[0])
+            worst.add_rows(result.rows)
+            attention.add_rows(result.rows)
             advance(result.groups + len(result.malformed))
     writer.close()
     elapsed = time.perf_counter() - started
     details = group_details(input_path, worst.input_rows(), context, options.chunk_size)
-    summary = summary_document(
-        aggregates, details, _run_facts(input_path, options, elapsed, aggregates, len(skip))
-    )
+    run = _run_facts(input_path, options, elapsed, aggregates, len(skip))
+    summary = summary_document(aggregates, details, run, attention.sorted())
     write_json(out_dir / "summary.json", summary)
     return summary
 

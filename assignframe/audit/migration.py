@@ -1,36 +1,75 @@
-"""Consumer-protocol groups in the audit, and the migration section of classic groups.
+"""Consumer-protocol groups in the audit, and the migration verdict of every classic group.
 
 * A ``group_type="consumer"`` snapshot is replayed through the broker's server assignors (its
-  members cannot choose a client strategy): :data:`SERVER_STRATEGIES`.
-* A classic group gets a *migration section*: would an online upgrade be refused and why
-  (KAFKA-18134: an Assignment carrying user data), which server assignor the broker would
-  choose (no member names one before the upgrade, so the broker's first configured), and the
-  movement, balance and validity predicted under ``uniform`` and ``range`` against what the
-  group's current strategy assigned.
+  members cannot choose a client strategy): :data:`SERVER_STRATEGIES`; the one it runs is
+  :func:`coordinator_assignor`.
+* A classic group gets a *migration verdict*: can it move to the consumer protocol online? It is
+  refused when the coordinator would refuse or fail the conversion (KAFKA-18134: an Assignment
+  carrying user data; a partition in two members' Assignments) or when a member's client has no
+  consumer-protocol support (:mod:`assignframe.audit.clients`). Beside it, what the upgrade
+  would do under ``uniform`` and ``range`` against what the group's strategy assigned:
+  partitions moved, whether the result is valid, and the longest time a partition would have no
+  owner while the converted group's members reconcile toward the target heartbeat by heartbeat
+  by Kafka's rules (each keeping its Assignment, at the generation as epoch; Java clients
+  heartbeating every ``group.consumer.heartbeat.interval.ms``, the broker's default 5 s:
+  :func:`~assignframe.rebalance.consumer_group.predict_handover`). For a refused group the
+  prediction is what would happen once the causes are fixed, and is marked so (``hypothetical``).
 
-The rules are :mod:`assignframe.consumer_group`'s; this module only applies them to a snapshot.
+The rules are :mod:`assignframe.rebalance.consumer_group`'s; this module only applies them to a
+snapshot.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from typing import Any
 
-from ..consumer_group import (
+from ..metrics import metrics_record
+from ..model import GroupAssignment, GroupSubscription, MemberAssignment
+from ..plugins.manager import PluginManager
+from ..rebalance.consumer_group import (
     DEFAULT_SERVER_ASSIGNORS,
     choose_server_assignor,
+    converted_members,
+    predict_handover,
     target_assignment,
     upgrade_refusal,
 )
-from ..metrics import metrics_record
-from ..model import GroupAssignment
-from ..plugins import PluginManager
 from ..server_assignor import server_name
 from ..snapshot import GroupSnapshot
+from .clients import GroupClients
 
-__all__ = ["SERVER_STRATEGIES", "migration_section", "server_replay"]
+__all__ = [
+    "REFUSAL_KINDS",
+    "SERVER_STRATEGIES",
+    "coordinator_assignor",
+    "migration_section",
+    "predicted_handover",
+    "server_replay",
+]
 
 #: What a consumer-protocol group is replayed through (qualified names, as ``plugins`` shows).
 SERVER_STRATEGIES = tuple(server_name(n) for n in DEFAULT_SERVER_ASSIGNORS)
+#: Why an upgrade does not happen, as the roll-ups count it: (key, how people read it).
+REFUSAL_KINDS = (
+    ("user_data", "an Assignment carries user data (KAFKA-18134)"),
+    ("shared_partition", "a partition is in two Assignments"),
+    ("client", "a member's client has no consumer protocol"),
+)
+
+
+def coordinator_assignor(snapshot: GroupSnapshot) -> tuple[str, str]:
+    """The server assignor a consumer-protocol group runs, and how that is known: reported by
+    the broker, named by its members (``group.remote.assignor``), or the broker's default."""
+    if snapshot.assignor:
+        return snapshot.assignor, "reported by the broker"
+    if snapshot.protocol:
+        return choose_server_assignor([snapshot.protocol]), "named by its members"
+    return choose_server_assignor([]), (
+        "the broker's default: no member names one; the first of group.consumer.assignors, "
+        f"{', '.join(DEFAULT_SERVER_ASSIGNORS)} unless configured"
+    )
 
 
 def server_replay(
@@ -38,27 +77,115 @@ def server_replay(
 ) -> tuple[GroupAssignment, dict[str, Any]]:
     """The server assignor's target for the snapshot's members, measured against what they own
     (one round: the broker computes a target, it has no follow-up rounds)."""
-    group = snapshot.subscription()
-    target = target_assignment(group, snapshot.current, assignor, pm)
-    return target, metrics_record(group, target, snapshot.current, 1, 1)
+    return _server_target(snapshot.subscription(), snapshot.current, assignor, pm)
 
 
-def migration_section(snapshot: GroupSnapshot, pm: PluginManager) -> dict[str, Any] | None:
-    """The classic group's migration prediction (None for a consumer group)."""
+def _server_target(
+    group: GroupSubscription, current: GroupAssignment, assignor: str, pm: PluginManager
+) -> tuple[GroupAssignment, dict[str, Any]]:
+    target = target_assignment(group, current, assignor, pm)
+    return target, metrics_record(group, target, current, 1, 1)
+
+
+def migration_section(
+    snapshot: GroupSnapshot, pm: PluginManager, clients: GroupClients | None = None
+) -> dict[str, Any] | None:
+    """The classic group's migration verdict and prediction (None for a consumer group)."""
     if snapshot.group_type != "classic":
         return None
-    refusal = upgrade_refusal(snapshot.current)
-    predicted = []
-    for assignor in DEFAULT_SERVER_ASSIGNORS:
-        try:
-            _, metrics = server_replay(snapshot, assignor, pm)
-            predicted.append({"assignor": server_name(assignor), "metrics": metrics})
-        except Exception as exc:  # one assignor failing on one group is a result, not a crash
-            predicted.append({"assignor": server_name(assignor), "error": f"{exc}"})
+    reasons = _refusals(snapshot, clients)
+    refused = bool(reasons)
     return {
         "current_strategy": snapshot.protocol,
-        "upgrade_refused": refusal is not None,
-        "refusal": refusal,
+        "verdict": "refused" if refused else "allowed",
+        "upgrade_refused": refused,
+        "refusal": "; ".join(text for _, text in reasons) or None,
+        "refused_for": sorted({kind for kind, _ in reasons}),
+        "unknown_clients": clients.unidentified() if clients else [],
         "server_assignor": server_name(choose_server_assignor([])),
-        "predicted": predicted,
+        "predicted": _predictions(snapshot, pm, refused),
+    }
+
+
+def _refusals(snapshot: GroupSnapshot, clients: GroupClients | None) -> list[tuple[str, str]]:
+    """(kind, sentence) for each reason the upgrade does not happen."""
+    found = []
+    refusal = upgrade_refusal(snapshot.current)
+    # consumer_group words each cause as one sentence starting "online upgrade ..."
+    for sentence in re.split(r"; (?=online upgrade )", refusal or ""):
+        if sentence:
+            kind = "user_data" if "KAFKA-18134" in sentence else "shared_partition"
+            found.append((kind, sentence))
+    for blocker in clients.without_consumer_protocol() if clients else ():
+        found.append(("client", f"online upgrade impossible: {blocker}"))
+    return found
+
+
+def _converted(snapshot: GroupSnapshot) -> GroupSnapshot:
+    """What the converted group starts from: each member's Assignment as a set of partitions
+    (the coordinator keys ownership by topic and partition, so a partition listed twice in one
+    member's Assignment is owned once)."""
+    owned = {
+        member_id: MemberAssignment(tuple(dict.fromkeys(assignment.partitions)))
+        for member_id, assignment in snapshot.current.assignments.items()
+    }
+    return dataclasses.replace(snapshot, current=GroupAssignment(owned))
+
+
+def _predictions(
+    snapshot: GroupSnapshot, pm: PluginManager, hypothetical: bool
+) -> list[dict[str, Any]]:
+    """:func:`_predict` for each default assignor; what does not depend on the assignor (the
+    converted group and its leader's view) is built once per group."""
+    converted = _converted(snapshot)
+    group = converted.subscription()
+    epoch = max(snapshot.generation, 0)  # the conversion keeps the generation as group epoch
+    return [
+        _predict(group, converted.current, assignor, pm, hypothetical, epoch)
+        for assignor in DEFAULT_SERVER_ASSIGNORS
+    ]
+
+
+def _predict(
+    group: GroupSubscription,
+    owned: GroupAssignment,
+    assignor: str,
+    pm: PluginManager,
+    hypothetical: bool,
+    epoch: int,
+) -> dict[str, Any]:
+    """What the upgrade would give under ``assignor`` (an error is a result, not a crash)."""
+    name = server_name(assignor)
+    try:
+        target, metrics = _server_target(group, owned, assignor, pm)
+    except Exception as exc:
+        return {"assignor": name, "error": f"{type(exc).__name__}: {exc}", "hypothetical":
+                hypothetical}
+    handover = predicted_handover(group, owned, target, epoch)
+    return {
+        "assignor": name,
+        "hypothetical": hypothetical,
+        "valid": bool(metrics["valid"]),
+        "partitions_moved": metrics["partitions_moved"],
+        "max_unowned_ms": handover["max_unowned_ms"],
+        "handover": handover,
+        "metrics": metrics,
+    }
+
+
+def predicted_handover(
+    group: GroupSubscription, owned: GroupAssignment, target: GroupAssignment, epoch: int
+) -> dict[str, Any]:
+    """How the converted group would reach ``target``: heartbeat intervals until every member
+    owns its target, partitions that change hands and how long they stay unconsumed, members
+    that must revoke first. ``epoch``: the converted group's epoch (the classic generation)."""
+    members = converted_members(owned, group, epoch)
+    handover = predict_handover(group, members, owned, target, epoch + 1)
+    unowned = [h.unowned_ms for h in handover.handovers]
+    return {
+        "heartbeats": handover.heartbeats,
+        "unowned_partitions": len(unowned),
+        "max_unowned_ms": max(unowned, default=0),
+        "total_unowned_ms": sum(unowned),
+        "revoking_members": len(handover.revoked),
     }

@@ -13,7 +13,7 @@ class AuditOptions:
     """How to run an audit.
 
     :param strategies: strategy names to replay (None = the default set,
-        :data:`~assignframe.audit.replay.DEFAULT_STRATEGIES`; ``("all",)`` = every installed one)
+        :data:`~assignframe.audit.rerun.DEFAULT_STRATEGIES`; ``("all",)`` = every installed one)
     :param processes: local engine worker processes (None = CPU count; 1 = in this process)
     :param chunk_size: groups per unit of work
     :param worst: how many worst groups the summary details (for the report)

@@ -1,63 +1,75 @@
-"""Group snapshots as Parquet: the decode schema's columns, with nested members.
+"""Group snapshots as Parquet: one column per key of the JSON-lines form.
 
-Columns: ``group_id``, ``generation``, ``protocol_type``, ``protocol``, ``leader`` (scalars),
-``topic_partitions`` (map<string, int32>), ``partition_lags`` (map<string, list<int64>>) and
-``members`` (list of struct: member_id, group_instance_id, protocols, subscription{hex},
-assignment{hex}). The audit reads either these nested columns or the same columns holding JSON
-text. A row that cannot be represented (a malformed line) is written with a null ``group_id``.
+The schema is derived from :data:`assignframe.snapshot.SNAPSHOT_FIELDS` (every key
+``snapshot_to_dict`` writes, with its type), so a row holds everything a JSON line does:
+``members`` is a list of structs (ids, who the member is, subscription, assignment and target),
+``topic_partitions`` a map<string, int32>, ``partition_lags`` a map<string, list<int64>>, and a
+``[topic, partition]`` pair a struct ``{topic, partition}`` (Parquet lists hold one type).
+``read_snapshot`` reads these columns, or the same columns holding JSON text. A row that cannot
+be represented (a malformed line) is written with a null ``group_id``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from ..snapshot import SNAPSHOT_FIELDS
+
 __all__ = ["snapshot_schema", "write_snapshots_parquet"]
 
-_MEMBER_FIELDS = ("member_id", "group_instance_id", "protocols", "subscription", "assignment")
+
+def _arrow_type(kind: Any) -> Any:
+    import pyarrow as pa
+
+    if isinstance(kind, tuple):
+        nested, fields = kind
+        struct = pa.struct([(name, _arrow_type(sub)) for name, sub in fields])
+        return pa.list_(struct) if nested == "list" else struct
+    return {
+        "string": pa.string,
+        "int": pa.int64,
+        "float": pa.float64,
+        "strings": lambda: pa.list_(pa.string()),
+        "pairs": lambda: pa.list_(pa.struct([("topic", pa.string()), ("partition", pa.int32())])),
+        "counts": lambda: pa.map_(pa.string(), pa.int32()),
+        "lags": lambda: pa.map_(pa.string(), pa.list_(pa.int64())),
+    }[kind]()
 
 
 def snapshot_schema() -> Any:
+    """The pyarrow schema of a snapshot row (from ``SNAPSHOT_FIELDS``)."""
     import pyarrow as pa
 
-    hex_struct = pa.struct([("hex", pa.string())])
-    member = pa.struct(
-        [
-            ("member_id", pa.string()),
-            ("group_instance_id", pa.string()),
-            ("protocols", pa.list_(pa.string())),
-            ("subscription", hex_struct),
-            ("assignment", hex_struct),
-        ]
-    )
-    return pa.schema(
-        [
-            ("group_id", pa.string()),
-            ("generation", pa.int64()),
-            ("protocol_type", pa.string()),
-            ("protocol", pa.string()),
-            ("leader", pa.string()),
-            ("topic_partitions", pa.map_(pa.string(), pa.int32())),
-            ("partition_lags", pa.map_(pa.string(), pa.list_(pa.int64()))),
-            ("members", pa.list_(member)),
-        ]
-    )
+    return pa.schema([(name, _arrow_type(kind)) for name, kind in SNAPSHOT_FIELDS])
+
+
+def _value(value: Any, kind: Any) -> Any:
+    """One JSON value in the form its Parquet column takes."""
+    if value is None:
+        return None
+    if isinstance(kind, tuple):
+        nested, fields = kind
+        if nested == "list":
+            return [_struct(item, fields) for item in value]
+        return _struct(value, fields)
+    if kind == "pairs":
+        return [{"topic": topic, "partition": partition} for topic, partition in value]
+    if kind in ("counts", "lags"):
+        return list(value.items())
+    return value
+
+
+def _struct(value: Mapping[str, Any], fields: Sequence[tuple[str, Any]]) -> dict[str, Any]:
+    return {name: _value(value.get(name), kind) for name, kind in fields}
 
 
 def _row(snapshot: dict[str, Any] | str) -> dict[str, Any]:
     if isinstance(snapshot, str):
         return {"group_id": None}
-    row = {
-        k: snapshot.get(k)
-        for k in ("group_id", "generation", "protocol_type", "protocol", "leader")
-    }
-    row["topic_partitions"] = list((snapshot.get("topic_partitions") or {}).items())
-    lags = snapshot.get("partition_lags")
-    row["partition_lags"] = None if lags is None else list(lags.items())
-    row["members"] = [{k: m.get(k) for k in _MEMBER_FIELDS} for m in snapshot.get("members") or []]
-    return row
+    return _struct(snapshot, SNAPSHOT_FIELDS)
 
 
 def write_snapshots_parquet(

@@ -8,6 +8,10 @@ the Parquet row as a dict; parsing happens in the workers.
 One group is one group id: ``decode --json`` writes a line per generation, and the audit takes a
 group's latest generation (:func:`superseded_rows` names the older ones to pass over, found by a
 light first pass that reads only ``group_id`` and ``generation``), unless asked for every one.
+A line that is not a JSON object is never passed over: it is reported as malformed, whichever
+generation it held.
+
+A packet capture given as input is said to be one (decode it first), not read as lines.
 """
 
 from __future__ import annotations
@@ -18,7 +22,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..errors import InputError
+
 __all__ = ["InputReader", "input_format", "superseded_rows"]
+
+#: The first bytes of pcap (both byte orders, micro- and nanosecond) and pcapng files.
+_CAPTURE_MAGIC = (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1",
+                  b"\xa1\xb2\x3c\x4d", b"\x0a\x0d\x0d\x0a")
 
 Chunk = list[tuple[int, Any]]
 
@@ -32,7 +42,14 @@ def input_format(path: Path) -> str:
     if first.suffix in (".parquet", ".pq"):
         return "parquet"
     with first.open("rb") as handle:
-        return "parquet" if handle.read(4) == b"PAR1" else "jsonl"
+        magic = handle.read(4)
+    if magic in _CAPTURE_MAGIC:
+        raise InputError(
+            "a packet capture, not group snapshots: run "
+            f"`assignframe decode capture {first.name} --json > snapshots.jsonl` and audit that",
+            str(path),
+        )
+    return "parquet" if magic == b"PAR1" else "jsonl"
 
 
 def _files(path: Path) -> list[Path]:
@@ -87,7 +104,7 @@ def _group_generations(path: Path) -> Iterator[tuple[int, str, int]]:
             for line in handle:
                 row += 1
                 found = _GROUP_ID.search(line)
-                if found is None:
+                if found is None or not _is_json_object(line):
                     continue
                 try:
                     group_id = json.loads(found.group(1))
@@ -95,6 +112,14 @@ def _group_generations(path: Path) -> Iterator[tuple[int, str, int]]:
                     continue
                 generation = _GENERATION.search(line)
                 yield row, group_id, int(generation.group(1)) if generation else -1
+
+
+def _is_json_object(line: bytes) -> bool:
+    """A whole JSON object (a broken line must be read, and reported, not passed over)."""
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
 
 
 class InputReader:

@@ -24,11 +24,18 @@ from typing import Any
 from ..snapshot import MalformedSnapshot
 from .group import audit_group
 from .options import AuditOptions
-from .output import write_json
+from .output import MIGRATION_CSV, migration_line, write_json
 from .reader import input_format, superseded_rows
-from .replay import AuditContext
-from .rows import COLUMNS
-from .summary import GROUP_SUMS, STRATEGY_SUMS, Aggregates, summary_document
+from .rerun import AuditContext
+from .rows import ATTENTION, COLUMNS, GROUP_COLUMNS, MIGRATION_COLUMNS
+from .summary import (
+    ATTENTION_EXAMPLES,
+    EXAMPLE_COLUMNS,
+    GROUP_SUMS,
+    STRATEGY_SUMS,
+    Aggregates,
+    summary_document,
+)
 
 __all__ = ["run_spark", "spark_session"]
 
@@ -133,38 +140,66 @@ def run_spark(input_path: str | Path, out_dir: str | Path, options: AuditOptions
     )
     _write(rows, malformed, out_dir)
     aggregates = _aggregates(rows, malformed, strategies)
-    worst_rows = _worst_input_rows(rows, strategies[0], options.worst)
+    worst_rows = _worst_input_rows(rows, options.worst)
+    attention = _attention_lists(rows)
     elapsed = time.perf_counter() - started
     results.unpersist()
     details = _details(indexed, worst_rows, driver_context)
     run = _run_facts(input_path, options, elapsed, aggregates, len(skip))
-    summary = summary_document(aggregates, details, run)
+    summary = summary_document(aggregates, details, run, attention)
     write_json(out_dir / "summary.json", summary)
     return summary
 
 
 def _write(rows: Any, malformed: Any, out_dir: Path) -> None:
+    from pyspark.sql import functions as F
+
     rows.write.mode("overwrite").parquet(str(out_dir / "rows.parquet"))
     rows.write.mode("overwrite").option("ignoreNullFields", "false").json(
         str(out_dir / "rows.jsonl")
+    )
+    groups = rows.filter(F.col("first_of_group")).select(
+        *[name for name, _ in GROUP_COLUMNS + MIGRATION_COLUMNS]
+    )
+    groups.write.mode("overwrite").option("ignoreNullFields", "false").json(
+        str(out_dir / "groups.jsonl")
+    )
+    lines = groups.filter(F.col("migration_verdict").isNotNull()).rdd.map(
+        lambda record: ["" if v is None else str(v) for v in migration_line(record.asDict())]
+    )
+    header = list(MIGRATION_CSV)
+    lines.toDF(header).write.mode("overwrite").option("header", "true").csv(
+        str(out_dir / "migration.csv")
     )
     malformed.write.mode("overwrite").json(str(out_dir / "malformed.jsonl"))
 
 
 def _sum_expression(column: str, how: str) -> Any:
+    """The Spark aggregate of :func:`assignframe.audit.summary.contribution` for ``how``."""
     from pyspark.sql import functions as F
 
     c = F.col(column)
+    allowed = how.endswith("_allowed")
+    how = how.removesuffix("_allowed")
+    kind, _, argument = how.partition(":")
     expressions = {
         "count": F.lit(1),
         "not_null": F.when(c.isNotNull(), 1).otherwise(0),
+        "not_empty": F.when(c.isNotNull() & (c != ""), 1).otherwise(0),
         "is_null": F.when(c.isNull(), 1).otherwise(0),
         "is_false": F.when(c == F.lit(False), 1).otherwise(0),
         "is_true": F.when(c == F.lit(True), 1).otherwise(0),
         "positive": F.when(c > 0, 1).otherwise(0),
+        "equals": F.when(c == F.lit(argument), 1).otherwise(0),
+        "has": F.when(F.array_contains(F.split(F.coalesce(c, F.lit("")), ","), argument), 1)
+        .otherwise(0),
         "sum": F.coalesce(c, F.lit(0)),
+        "max": F.coalesce(c, F.lit(0)),
     }
-    return F.sum(expressions[how])
+    value = expressions[kind]
+    if allowed:
+        value = F.when(F.col("migration_verdict") == F.lit("allowed"), value).otherwise(0)
+    return F.max(value) if kind == "max" else F.sum(value)
 
 
 def _aggregates(rows: Any, malformed: Any, strategies: tuple[str, ...]) -> Aggregates:
@@ -178,19 +213,27 @@ def _aggregates(rows: Any, malformed: Any, strategies: tuple[str, ...]) -> Aggre
         values = record.asDict()
         name = values.pop("strategy")
         aggregates.per_strategy[name] = {k: int(v or 0) for k, v in values.items()}
-    first_rows = rows.filter(F.col("strategy") == strategies[0])
+    first_rows = rows.filter(F.col("first_of_group"))
     group_level = first_rows.agg(
         *[_sum_expression(c, how).alias(key) for key, c, how in GROUP_SUMS]
     )
     aggregates.current = {k: int(v or 0) for k, v in group_level.first().asDict().items()}
+    switched = first_rows.filter(
+        F.col("recommendation").isNotNull()
+        & ~F.col("recommendation").eqNullSafe(F.col("current_strategy"))
+    )
+    for record in switched.groupBy("current_strategy", "recommendation").count().collect():
+        key = (str(record["current_strategy"]), record["recommendation"])
+        aggregates.switches[key] = int(record["count"])
     aggregates.malformed = malformed.count()
     examples = malformed.orderBy("input_row").limit(20).collect()
     aggregates.malformed_examples = [(int(r["input_row"]), r["error"]) for r in examples]
     return aggregates
 
 
-def _worst_input_rows(rows: Any, first_strategy: str, limit: int) -> list[int]:
-    """The input rows of the worst groups, ordered as the local engine orders them."""
+def _worst_input_rows(rows: Any, limit: int) -> list[int]:
+    """The input rows of the worst groups needing attention, ordered as the local engine
+    orders them."""
     from pyspark.sql import functions as F
 
     if not limit:
@@ -204,10 +247,23 @@ def _worst_input_rows(rows: Any, first_strategy: str, limit: int) -> list[int]:
             "current_balance_score",
         )
     ]
-    worst = rows.filter(F.col("strategy") == first_strategy).orderBy(
+    worst = rows.filter(F.col("first_of_group") & (F.col("attention") != "")).orderBy(
         *order, F.col("input_row").asc()
     )
     return [int(r["input_row"]) for r in worst.select("input_row").limit(limit).collect()]
+
+
+def _attention_lists(rows: Any) -> dict[str, list[dict[str, Any]]]:
+    """The first groups (input order) of each problem, as the local engine names them."""
+    from pyspark.sql import functions as F
+
+    first_rows = rows.filter(F.col("first_of_group"))
+    named = {}
+    for key, _ in ATTENTION:
+        having = first_rows.filter(F.array_contains(F.split(F.col("attention"), ","), key))
+        found = having.orderBy("input_row").select(*EXAMPLE_COLUMNS).limit(ATTENTION_EXAMPLES)
+        named[key] = [record.asDict() for record in found.collect()]
+    return named
 
 
 def _details(indexed: Any, input_rows: list[int], context: AuditContext) -> list[dict[str, Any]]:

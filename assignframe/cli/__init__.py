@@ -35,7 +35,8 @@ from ._common import EXIT_STATUS
 __all__ = ["COMMANDS", "EXIT_OK", "EXIT_SKIPPED", "EXIT_UNUSABLE", "build_parser", "main"]
 
 #: Command modules, in ``--help`` order.
-COMMANDS = ("plugins", "assign", "replay", "decode", "simulate", "audit", "report", "demo")
+COMMANDS = ("plugins", "assign", "replay", "decode", "simulate", "audit", "report", "inspect",
+            "watch", "demo")
 
 #: A plugin or strategy that misbehaved (names itself in the message).
 EXIT_PLUGIN_FAILED = 1

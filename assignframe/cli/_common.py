@@ -13,7 +13,8 @@ from rich.console import Console
 
 from ..errors import InputError, UnknownOptionError, UnknownStrategyError
 from ..model import TopicPartition
-from ..plugins import PluginManager
+from ..plugins.manager import PluginManager
+from ..server_assignor import SERVER_PREFIX
 
 __all__ = [
     "CommandLineError",
@@ -77,10 +78,21 @@ def positive_int(text: str) -> int:
     return value
 
 
-def checked_strategies(pm: PluginManager, names: Iterable[str], where: str) -> None:
-    """Fail before any work when a name is not installed (the message lists installed ones)."""
+def checked_strategies(
+    pm: PluginManager, names: Iterable[str], where: str, server_note: str | None = None
+) -> None:
+    """Fail before any work when a name is not installed (the message lists installed ones).
+
+    :param server_note: where the command takes client strategies only, what to do instead
+        with a broker assignor (``server:uniform``), said in the error after its name
+    """
     for name in names:
         try:
+            if server_note is not None and name.startswith(SERVER_PREFIX):
+                raise CommandLineError(
+                    f"{name} is the broker's assignor for consumer-protocol groups: {server_note}",
+                    where,
+                )
             pm.registry.get(name)
         except UnknownStrategyError as exc:
             raise CommandLineError(str(exc), where) from None

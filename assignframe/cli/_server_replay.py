@@ -1,4 +1,5 @@
-"""``assignframe replay`` on KIP-848 server-assignor scenarios: one table (or JSON line) each."""
+"""``assignframe replay`` on KIP-848 files: one table (or JSON line) per server-assignor scenario
+or member reconciliation case."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ from typing import IO, Any
 
 from rich.table import Table
 
-from ..plugins import PluginManager
-from ..server_replay import ServerReplay, read_server_scenarios, replay_server_scenario
-from ._common import console, print_json
+from ..model import TopicPartition
+from ..plugins.manager import PluginManager
+from ..replay.reconcile import read_cases, replay_case
+from ..replay.server import ServerReplay, read_server_scenarios, replay_server_scenario
+from ._common import CommandLineError, compact_partitions, console, print_json
 
-__all__ = ["run_server"]
+__all__ = ["run_reconcile", "run_server"]
 
 
 def run_server(
@@ -70,3 +73,75 @@ def _print_table(replay: ServerReplay) -> None:
             "valid" if not result.violations else "INVALID: " + "; ".join(result.violations),
         )
     console().print(table)
+
+
+def run_reconcile(args: argparse.Namespace, stream: IO[str]) -> int:
+    """Reconcile every step of every case from its recorded input; compare with its output."""
+    for flag, given in (
+        ("--strategy", args.strategy),
+        ("--option", args.option),
+        ("--chain", args.chain),
+    ):
+        if given:
+            raise CommandLineError(f"{flag} does not apply to reconciliation cases", flag)
+    name = getattr(stream, "name", "<stdin>")
+    cases = steps = same = 0
+    for line_number, case in read_cases(stream, name):
+        replay = replay_case(case, f"{name}:{line_number}")
+        cases += 1
+        steps += len(replay["steps"])
+        same += sum(1 for step in replay["steps"] if "difference" not in step)
+        if args.json:
+            print_json(replay)
+        else:
+            _print_case(case, replay)
+    if not cases:
+        raise CommandLineError("no reconciliation case in the input", name)
+    if not args.json:
+        console().print(
+            f"{cases} cases, {steps} steps: {same} equal to the recorded output, "
+            f"{steps - same} different"
+        )
+    sys.stdout.flush()
+    return 0
+
+
+def _print_case(case: dict[str, Any], replay: dict[str, Any]) -> None:
+    table = Table(
+        "step",
+        "state",
+        "epoch",
+        "assigned",
+        "pending revocation",
+        "recorded",
+        title=f"{replay['id']} ({case.get('category', case.get('kind', ''))})",
+    )
+    for index, (step, ours) in enumerate(zip(case["steps"], replay["steps"], strict=True)):
+        member, output = step["input"]["member"], ours["output"]
+        recorded = (
+            "same" if "difference" not in ours else ("DIFFERENT: " + ", ".join(ours["difference"]))
+        )
+        if "error" in output:
+            table.add_row(
+                str(index),
+                f"{member['state']} -> fenced",
+                str(member["member_epoch"]),
+                output["error"]["message"],
+                "",
+                recorded,
+            )
+            continue
+        unchanged = " (unchanged)" if output["unchanged"] else ""
+        table.add_row(
+            str(index),
+            f"{member['state']} -> {output['state']}{unchanged}",
+            f"{member['member_epoch']} -> {output['member_epoch']}",
+            _pairs(output["assigned"]),
+            _pairs(output["pending_revocation"]),
+            recorded,
+        )
+    console().print(table)
+
+
+def _pairs(pairs: list[list[Any]]) -> str:
+    return compact_partitions(TopicPartition(topic, partition) for topic, partition in pairs)

@@ -7,13 +7,16 @@ recommendation rule: docs/audit.md.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..audit import ENGINES, AuditOptions, run_audit
 from ..audit.console import print_summary
+from ..audit.reader import input_format
 from ..errors import InputError
-from ..plugins import get_plugin_manager
+from ..plugins.manager import get_plugin_manager
 from ._common import add_command, checked_strategies, console, positive_int, print_json
 
 __all__ = ["register"]
@@ -74,14 +77,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--no-parquet", action="store_true", help="local engine: JSON lines only")
     parser.add_argument("--html", type=Path, metavar="PATH", help="also write the HTML report")
-    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object per group (verdict, recommendation, migration), then "
+        'the fleet roll-up as {"summary": ...}',
+    )
     parser.set_defaults(handler=_run)
+
+
+#: Why --strategies takes no broker assignor (said in the error when one is given).
+SERVER_NOTE = (
+    "the audit replays every consumer-protocol group through the broker's assignors and "
+    "predicts each classic group's upgrade with them; --strategies names client strategies"
+)
 
 
 def _run(args: argparse.Namespace) -> int:
     """Exit 0: every row audited; 1: malformed rows skipped (listed); 2: nothing auditable."""
     if args.strategies and args.strategies != ("all",):
-        checked_strategies(get_plugin_manager(), args.strategies, "--strategies")
+        checked_strategies(get_plugin_manager(), args.strategies, "--strategies", SERVER_NOTE)
     options = AuditOptions(
         strategies=args.strategies,
         processes=args.processes,
@@ -101,8 +116,13 @@ def _run(args: argparse.Namespace) -> int:
         ) from None
     if not summary["groups"]:
         raise InputError(_nothing_audited(summary), str(args.input))
+    for row, error in _malformed(args.out):  # each skip: one line on stderr (docs/cli.md)
+        print(f"assignframe: skipped: {error} ({args.input} {_where(args.input)} {row})",
+              file=sys.stderr)
     if args.json:
-        print_json({k: v for k, v in summary.items() if k != "worst_groups"})
+        for line in _part_lines(args.out / "groups.jsonl"):
+            sys.stdout.write(line if line.endswith("\n") else line + "\n")
+        print_json({"summary": {k: v for k, v in summary.items() if k != "worst_groups"}})
     else:
         print_summary(summary, console(), str(args.out))
     if args.html:
@@ -110,6 +130,25 @@ def _run(args: argparse.Namespace) -> int:
 
         write_report(args.html, audit_summary=summary)
     return 1 if summary["malformed"] else 0
+
+
+def _where(path: Path) -> str:
+    return "row" if input_format(path) == "parquet" else "line"
+
+
+def _part_lines(path: Path) -> Iterator[str]:
+    """The lines of an output file, or of the part files of a Spark output folder."""
+    parts = sorted(p for p in path.iterdir() if p.name.startswith("part-")) if path.is_dir() else [
+        path
+    ]
+    for part in parts:
+        with part.open(encoding="utf-8") as handle:
+            yield from (line for line in handle if line.strip())
+
+
+def _malformed(out: Path) -> Iterator[tuple[int, str]]:
+    rows = (json.loads(line) for line in _part_lines(out / "malformed.jsonl"))
+    yield from sorted((int(row["input_row"]), str(row["error"])) for row in rows)
 
 
 def _nothing_audited(summary: dict) -> str:

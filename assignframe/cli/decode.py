@@ -15,7 +15,7 @@ from ..decode.capture import CaptureOptions
 from ..decode.commands import capture_command, offsets_command, payload_command
 from ..decode.kafka import DEFAULT_MAX_FRAME_BYTES
 from ..decode.payload import BODY_KINDS, DETECTION_ORDER
-from ..plugins import get_plugin_manager
+from ..plugins.manager import get_plugin_manager
 from ._common import add_command, checked_strategies, console, positive_int
 
 __all__ = ["register"]
@@ -101,7 +101,11 @@ def _run_capture(args: argparse.Namespace) -> int:
         frozenset(args.port or [9092]), not args.no_sniff, args.max_frame_bytes
     )
     if args.replay:
-        checked_strategies(get_plugin_manager(), [args.replay], "--replay")
+        note = (
+            "--replay plays a classic generation again with a client strategy; "
+            "`assignframe audit` predicts what the broker's assignors would do"
+        )
+        checked_strategies(get_plugin_manager(), [args.replay], "--replay", note)
     out, err = _consoles(args.width)
     return capture_command(args.files, options, out, err, as_json=args.json, replay=args.replay)
 

@@ -26,7 +26,6 @@ from ..decode.capture import decode_capture
 from ..decode.jsonl import consumer_snapshot_dicts, json_line, snapshot_dicts
 from ..report import write_report
 from ..simulate import load_scenario, shipped_scenarios, simulate
-from ..snapshot import GroupSnapshot
 from ._common import add_command, positive_int
 
 __all__ = ["DemoOptions", "register", "run_demo", "shipped_captures"]
@@ -120,24 +119,21 @@ def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> dict[s
     )
     summary = run_audit(fleet, out / "audit", audit_options, options.engine)
     say(f"audited {summary['groups']:,} groups ({summary['malformed']} malformed rows skipped)")
-    views = [snapshot_view(snapshot, source) for source, snapshot in snapshots]
+    views = [snapshot_view(snapshot, str(snapshot["source"])) for snapshot in snapshots]
     report = write_report(
         out / "report.html", audit_summary=summary, simulations=simulations, captures=views
     )
     return {"report": report, "summary": summary, "simulations": simulations, "captures": views}
 
 
-def decode_captures(path: Path) -> list[tuple[str, GroupSnapshot]]:
-    """Decode every shipped capture, classic and consumer-protocol groups alike: returns each
-    generation's typed snapshot with its capture's name (for the report, in process), and writes
-    the JSON lines ``decode --json`` would to ``path``."""
-    lines: list[str] = []
-    typed: list[tuple[str, GroupSnapshot]] = []
+def decode_captures(path: Path) -> list[dict[str, Any]]:
+    """Decode every shipped capture, classic and consumer-protocol groups alike: writes the JSON
+    lines ``decode --json`` would to ``path`` and returns them (each generation or epoch, with
+    what decode saw around it: a consumer group's hand-overs), named by their capture."""
+    snapshots: list[dict[str, Any]] = []
     for capture in shipped_captures():
         result = decode_capture(capture)
-        lines += map(json_line, snapshot_dicts(result.timelines, capture.name))
-        lines += map(json_line, consumer_snapshot_dicts(result.consumer_groups, capture.name))
-        typed += [(capture.name, s.typed) for t in result.timelines for s in t.snapshots if s.typed]
-        typed += [(capture.name, s) for group in result.consumer_groups for s in group.snapshots]
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return typed
+        snapshots += snapshot_dicts(result.timelines, capture.name)
+        snapshots += consumer_snapshot_dicts(result.consumer_groups, capture.name)
+    path.write_text("".join(json_line(s) + "\n" for s in snapshots), encoding="utf-8")
+    return [json.loads(json_line(s)) for s in snapshots]  # as a reader of the file sees them

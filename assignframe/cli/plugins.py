@@ -6,7 +6,7 @@ import argparse
 
 from rich.table import Table
 
-from ..plugins import StrategyInfo, get_plugin_manager
+from ..plugins.manager import StrategyInfo, get_plugin_manager
 from ._common import add_command, console, print_json
 
 

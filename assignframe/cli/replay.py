@@ -1,7 +1,8 @@
 """``assignframe replay FILE``: play recorded scenarios (golden ``assign.jsonl`` format).
 
 KIP-848 server-assignor scenarios (``golden/kip848/assign.jsonl``) are detected and replayed by
-:mod:`assignframe.server_replay`; everything else goes through the group runner.
+:mod:`assignframe.replay.server`, member reconciliation cases (``golden/kip848/reconcile.jsonl``)
+by :mod:`assignframe.replay.reconcile`; everything else goes through the group runner.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn
 from rich.table import Table
 
-from ..plugins import PluginManager, get_plugin_manager
-from ..replay import Replay, replay_scenario
-from ..runner import DEFAULT_MAX_FOLLOWUPS
-from ..scenario import read_scenarios
-from ..server_replay import open_scenarios
+from ..plugins.manager import PluginManager, get_plugin_manager
+from ..rebalance.runner import DEFAULT_MAX_FOLLOWUPS
+from ..replay.classic import Replay, replay_scenario
+from ..replay.reconcile import starts_with_reconcile_case
+from ..replay.scenario import read_scenarios
+from ..replay.server import open_scenarios
 from ._common import (
     CommandLineError,
     add_command,
@@ -31,7 +33,7 @@ from ._common import (
     parse_options,
     print_json,
 )
-from ._server_replay import run_server
+from ._server_replay import run_reconcile, run_server
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,11 +43,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         summary="replay recorded rebalance scenarios",
         description=(
             "Play recorded rebalance scenarios (golden assign.jsonl layout, or KIP-848 server\n"
-            "scenarios) through a strategy and compare each round with the recording."
+            "scenarios) through a strategy and compare each round with the recording; KIP-848\n"
+            "member reconciliation cases (reconcile.jsonl) are reconciled step by step."
         ),
         examples=(
             "assignframe replay history.jsonl",
             "assignframe replay history.jsonl --strategy cooperative-sticky --json",
+            "assignframe replay ../shared/golden/kip848/reconcile.jsonl --json",
         ),
     )
     parser.add_argument(
@@ -74,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
     with stream:
         if is_server:
             return run_server(args, pm, options, stream)
+        if starts_with_reconcile_case(stream):
+            return run_reconcile(args, stream)
         return _run_classic(args, pm, options, stream)
 
 

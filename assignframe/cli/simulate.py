@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..plugins import get_plugin_manager
+from ..plugins.manager import get_plugin_manager
 from ..simulate import (
     Scenario,
     load_scenario,
@@ -81,7 +81,11 @@ def _run(args: argparse.Namespace) -> int:
     if not paths:
         raise CommandLineError("give SCENARIO files or --shipped")
     if args.strategies:
-        checked_strategies(get_plugin_manager(), args.strategies, "--strategies")
+        note = (
+            "a scenario moves members to it with `upgrade: ID` steps and their `assignor` "
+            "(docs/simulate.md); --strategies names client strategies"
+        )
+        checked_strategies(get_plugin_manager(), args.strategies, "--strategies", note)
     scenarios = [load_scenario(path) for path in args.scenarios]
     if args.shipped:
         scenarios += _playable(load_scenario(path) for path in shipped_scenarios())

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..plugins import PluginManager
+from ..plugins.manager import PluginManager
 from ..snapshot import GroupSnapshot, snapshot_metrics
-from .replay import replay_snapshot
 from .snapshots import group_snapshot
 from .timeline import GroupTimeline, Snapshot
+from .what_if import replay_snapshot
 
 __all__ = ["analyse", "assignment_changes", "generation_metrics", "owners"]
 

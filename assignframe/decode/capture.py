@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..plugins import PluginManager
+from ..plugins.manager import PluginManager
 from .analysis import analyse
 from .apis import Message, read_message
 from .consumer_protocol import (

@@ -150,12 +150,22 @@ def payload_command(
         inputs = list(_payload_inputs(payloads, file, stdin or sys.stdin))
     except OSError as exc:
         raise InputError.unreadable(exc, file) from None
+    if not inputs:
+        where = file if file is not None and "-" not in payloads else "stdin"
+        raise InputError(f"{'empty file' if where == file else 'nothing on stdin'}: expected "
+                         "payloads, hex or base64, one per line", where)
+    unusable: list[tuple[str, str]] = []  # said once something usable shows the input is right
+    usable = False
     for source, text in inputs:
         try:
             data = parse_payload_text(text, encoding)
         except ValueError as exc:
-            problems.add(source, 0, f"{exc}; skipped")
+            unusable.append((source, _not_a_payload(text, exc)))
+            if usable:
+                _skip_unusable(problems, unusable)
             continue
+        usable = True
+        _skip_unusable(problems, unusable)
         result = decode_payload(data, source, kind, version)
         if result.kind is None:
             problems.add(source, 0, f"not decoded: {result.error}")
@@ -165,7 +175,24 @@ def payload_command(
             problems.add(source, 0, f"ambiguous: shown as {result.label}, also fits "
                                     f"{', '.join(result.ambiguous_with)}")
         _show(result, out, as_json)
+    if not usable:  # nothing was a payload: unusable input, one error line (docs/cli.md)
+        source, message = unusable[0]
+        raise InputError(message, source)
     return _status(problems)
+
+
+def _not_a_payload(text: str, exc: ValueError) -> str:
+    """Why a line is not a payload; a word that names a file says how to give a file."""
+    word = text.strip()
+    if word and Path(word).is_file():
+        return f"{exc}; {word!r} is a file: give it as --file {word}"
+    return str(exc)
+
+
+def _skip_unusable(problems: Problems, unusable: list[tuple[str, str]]) -> None:
+    for source, message in unusable:
+        problems.add(source, 0, message)
+    unusable.clear()
 
 
 def _show(result: PayloadResult | OffsetsRecord, out: Console, as_json: bool) -> None:

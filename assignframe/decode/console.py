@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from .consumer_protocol import ConsumerGroupTimeline
+from .console_consumer import render_consumer_timelines
 from .group_state import ConsumerGroupState
 from .offsets import OffsetsRecord
 from .payload import PayloadResult
@@ -217,10 +217,14 @@ def membership_lines(snapshot: Snapshot, history: GroupHistory) -> list[str]:
 def render_snapshot(snapshot: Snapshot, history: GroupHistory | None = None) -> Group:
     """One generation: members, partition counts, who joined/left/vanished, rounds, changes."""
     counts = ", ".join(f"{t}: {n}" for t, n in sorted(snapshot.partitions_per_topic.items()))
+    kind = (
+        "classic protocol, strategy"
+        if snapshot.protocol_type in (None, "consumer")
+        else f"protocol type {snapshot.protocol_type}, protocol"
+    )
     title = (
         f"group [bold]{snapshot.group_id}[/] generation [bold]{snapshot.generation}[/] "
-        f"protocol [bold]{snapshot.protocol}[/] ({snapshot.protocol_type}) "
-        f"at {_time(snapshot.first_seen)}"
+        f"({kind} [bold]{snapshot.protocol}[/]) at {_time(snapshot.first_seen)}"
         + ("" if snapshot.complete else " [yellow](incomplete: no SyncGroup for every member)[/]")
     )
     table = Table(title=title, title_justify="left", show_lines=True, expand=False)
@@ -279,44 +283,6 @@ def render_timelines(timelines: Iterable[GroupTimeline], console: Console) -> No
         for snapshot in timeline.snapshots:
             console.print(render_snapshot(snapshot, history))
             console.print()
-
-
-# -- consumer-protocol (KIP-848) group timelines --------------------------------------------------
-
-
-def _pairs(partitions: Iterable[Any]) -> str:
-    by_topic: dict[str, list[int]] = {}
-    for topic, partition in partitions:
-        by_topic.setdefault(topic, []).append(partition)
-    return " ".join(f"{t}[{','.join(map(str, sorted(p)))}]" for t, p in sorted(by_topic.items()))
-
-
-def render_consumer_timelines(groups: Iterable[ConsumerGroupTimeline], console: Console) -> None:
-    for group in groups:
-        console.print(f"== consumer group {group.group_id} (KIP-848): "
-                      f"{len(group.snapshots)} epoch(s) ==")
-        for snapshot in group.snapshots:
-            table = Table(title=f"group epoch {snapshot.generation}"
-                          f" (assignor {snapshot.protocol or 'broker default'})")
-            for column in ("member", "client", "epoch", "topics", "owned (reported)", "assigned"):
-                table.add_column(column)
-            for member_id, member in snapshot.members.items():
-                known = group.members.get(member_id)
-                table.add_row(member_id, (known.client_id or "") if known else "(classic)",
-                              str(member.generation), ",".join(member.topics),
-                              _pairs(member.owned_partitions),
-                              _pairs(snapshot.current.assignments[member_id].partitions))
-            console.print(table)
-            for note in snapshot.notes:
-                console.print(f"  note: {note}")
-        for event in group.events:
-            details = {k: v for k, v in event.items()
-                       if k not in ("event", "member_id", "timestamp", "stream", "offset")}
-            if "partitions" in details:
-                details["partitions"] = _pairs(details["partitions"])
-            text = " ".join(f"{k}={v}" for k, v in details.items())
-            console.print(f"  {event['event']:<10} {event['member_id']} {text}".rstrip())
-        console.print()
 
 
 # -- payloads, records, rebuilt group states ------------------------------------------------------

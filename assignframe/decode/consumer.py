@@ -16,7 +16,7 @@ from typing import Any
 import assignframe_codec as codec
 
 from ..errors import AssignframeError
-from ..plugins import PluginManager, get_plugin_manager
+from ..plugins.manager import PluginManager, get_plugin_manager
 
 __all__ = ["hex_or_none", "read_assignment", "read_subscription", "read_user_data"]
 

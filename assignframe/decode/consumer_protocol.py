@@ -10,6 +10,12 @@ Each time the highest member epoch seen in a group grows, a new epoch starts; th
 at the end of that epoch (every live member's subscription and the assignment the broker last sent
 it) becomes a :class:`~assignframe.snapshot.GroupSnapshot` with ``group_type="consumer"``.
 Topic ids are named from the capture's Metadata responses (ids stay when unknown).
+
+Every answered heartbeat is checked against the coordinator's own rules
+(:func:`assignframe.rebalance.reconcile.observe_heartbeat`): an answer Kafka's coordinator could
+not have given (a new epoch or new partitions while the member still owned partitions it had to
+revoke, an epoch going back, a heartbeat it would have fenced) is an ``impossible`` event with
+the reason.
 """
 
 from __future__ import annotations
@@ -20,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Cluster, GroupAssignment, Member, TopicPartition
-from ..snapshot import GroupSnapshot
+from ..rebalance.reconcile import ObservedMember, observe_heartbeat
+from ..snapshot import GroupSnapshot, MemberInfo
 from .apis import Message
 from .timeline import error_name
 
@@ -44,6 +51,7 @@ class ConsumerMember:
 
     member_id: str
     client_id: str | None = None
+    client_host: str | None = None
     epoch: int = 0
     subscription: dict[str, Any] = field(default_factory=dict)
     owned: list[list[Any]] | None = None  # as the member last reported it
@@ -51,6 +59,9 @@ class ConsumerMember:
     heartbeat_interval_ms: int | None = None
     last_seen: float = 0.0
     state: str = "active"  # active | left | fenced | vanished
+    observed: ObservedMember | None = None  # the coordinator's last answers, by topic id
+    request_epoch: int = 0  # of the heartbeat being answered
+    reported: frozenset[TopicPartition] | None = None  # its owned partitions, by topic id
 
 
 @dataclass
@@ -105,7 +116,9 @@ class ConsumerTimelineBuilder:
         member_id = got.get("member_id") or sent["member_id"]
         member = group.members.get(member_id)
         if member is None:
-            member = group.members[member_id] = ConsumerMember(member_id, frame.client_id)
+            member = group.members[member_id] = ConsumerMember(
+                member_id, frame.client_id, frame.stream.split("->")[0]
+            )
             group.events.append(_event(frame, "join", member_id))
         member.last_seen = frame.timestamp
         self._request(group, member, sent, frame)
@@ -119,6 +132,8 @@ class ConsumerTimelineBuilder:
         owned = self._names(sent.get("topic_partitions"))
         if owned is not None:
             member.owned = owned
+        member.request_epoch = sent["member_epoch"]
+        member.reported = _by_id(sent.get("topic_partitions"))
         leave = LEAVE_EPOCHS.get(sent["member_epoch"])
         if leave:
             member.state = "left"
@@ -130,10 +145,12 @@ class ConsumerTimelineBuilder:
             name = error_name(got["error_code"])
             if name == "FENCED_MEMBER_EPOCH" or name == "UNKNOWN_MEMBER_ID":
                 member.state = "fenced"
+                member.observed = None
             group.events.append(_event(frame, "error", member.member_id, error=name,
                                        message=got.get("error_message")))
             return
         member.heartbeat_interval_ms = got.get("heartbeat_interval_ms")
+        self._check(group, member, got, frame)
         assignment = self._names((got.get("assignment") or {}).get("topic_partitions"))
         changed = assignment is not None and assignment != member.assignment
         if got.get("assignment") is not None:
@@ -147,11 +164,42 @@ class ConsumerTimelineBuilder:
         member.epoch = got["member_epoch"]
         self._snapshot(group, frame.timestamp)
 
+    def _check(self, group: ConsumerGroupTimeline, member: ConsumerMember,
+               got: dict[str, Any], frame: Any) -> None:
+        """Could Kafka's coordinator have answered this heartbeat so? (Leaves are not checked;
+        a member first seen mid-capture is checked from its first full assignment on.)"""
+        epoch, request_epoch = got["member_epoch"], member.request_epoch
+        if request_epoch < 0 or epoch < 0:
+            member.observed = None
+            return
+        assigned = _by_id((got.get("assignment") or {}).get("topic_partitions"))
+        before = ObservedMember(0, -1, frozenset()) if request_epoch == 0 else member.observed
+        if before is None:
+            if assigned is not None:
+                member.observed = ObservedMember(epoch, epoch, assigned)
+            return
+        named = self._named_partitions
+        after, problems = observe_heartbeat(
+            before, request_epoch, member.reported, epoch, assigned)
+        if problems:  # said with topic names: the same map for every partition of the step
+            _, problems = observe_heartbeat(
+                ObservedMember(before.epoch, before.previous_epoch, named(before.assigned),
+                               named(before.revoking)),
+                request_epoch, None if member.reported is None else named(member.reported),
+                epoch, None if assigned is None else named(assigned))
+        member.observed = after
+        for problem in problems:
+            group.events.append(_event(frame, "impossible", member.member_id, reason=problem))
+
+    def _named_partitions(self, partitions: frozenset[TopicPartition]) -> frozenset[TopicPartition]:
+        return frozenset(TopicPartition(self.topic_names.get(tp.topic, tp.topic), tp.partition)
+                         for tp in partitions)
+
     def _snapshot(self, group: ConsumerGroupTimeline, timestamp: float) -> None:
         """Start a snapshot when the group epoch grows; else the epoch's snapshot is updated."""
         self._mark_vanished(group, timestamp)
         epoch = max((m.epoch for m in group.members.values()), default=0)
-        snapshot = _group_snapshot(group, epoch, self.partitions_per_topic)
+        snapshot = _group_snapshot(group, epoch, self.partitions_per_topic, timestamp)
         if group.snapshots and group.snapshots[-1].generation == epoch:
             group.snapshots[-1] = snapshot
         elif epoch > group.group_epoch or not group.snapshots:
@@ -189,6 +237,14 @@ class ConsumerTimelineBuilder:
         return sorted(self.groups.values(), key=lambda g: g.group_id)
 
 
+def _by_id(topic_partitions: Iterable[dict[str, Any]] | None) -> frozenset[TopicPartition] | None:
+    """Partitions as the wire names them (topic ids: stable whatever Metadata says later)."""
+    if topic_partitions is None:
+        return None
+    return frozenset(TopicPartition(t["topic_id"], p)
+                     for t in topic_partitions for p in t["partitions"])
+
+
 def _named(assignment: dict[str, Any]) -> list[list[Any]]:
     return sorted([t["topic_name"], p] for t in assignment["topic_partitions"]
                   for p in t["partitions"])
@@ -200,7 +256,7 @@ def _event(frame: Any, kind: str, member_id: str, **details: Any) -> dict[str, A
 
 
 def _group_snapshot(group: ConsumerGroupTimeline, epoch: int,
-                    partitions_per_topic: dict[str, int]) -> GroupSnapshot:
+                    partitions_per_topic: dict[str, int], timestamp: float) -> GroupSnapshot:
     live = {m.member_id: m for m in group.members.values() if m.state == "active"}
     members = {member_id: Member(
         member_id,
@@ -214,8 +270,27 @@ def _group_snapshot(group: ConsumerGroupTimeline, epoch: int,
         {member_id: [tuple(pair) for pair in m.assignment or ()] for member_id, m in live.items()})
     assignor = next((m.subscription.get("server_assignor") for m in live.values()
                      if m.subscription.get("server_assignor")), None)
+    info = {member_id: MemberInfo(client_id=m.client_id, client_host=m.client_host,
+                                  member_type="consumer", member_epoch=m.epoch)
+            for member_id, m in live.items()}
     return GroupSnapshot(group.group_id, epoch, assignor, members, current,
-                         Cluster(dict(partitions_per_topic)), group_type="consumer")
+                         Cluster(dict(partitions_per_topic)), group_type="consumer",
+                         member_info=info, observed_at=timestamp,
+                         **_described(group, epoch, set(members)))
+
+
+def _described(group: ConsumerGroupTimeline, epoch: int, members: set[str]) -> dict[str, Any]:
+    """What the last ConsumerGroupDescribe of this group epoch reported: state, assignor, the
+    target assignment (nothing when none was captured)."""
+    seen = [d for d in group.described if d["group_epoch"] == epoch and not d["error"]]
+    if not seen:
+        return {}
+    last = seen[-1]
+    target = {m: [tuple(p) for p in d["target"]] for m, d in last["members"].items()
+              if m in members}
+    return {"group_state": last["group_state"], "assignor": last["assignor"] or None,
+            "target_epoch": last["assignment_epoch"],
+            "target": GroupAssignment.from_partitions(target) if target else None}
 
 
 def merge_classic_members(groups: Iterable[ConsumerGroupTimeline],
@@ -240,8 +315,10 @@ def _with_classic(snapshot: GroupSnapshot, classic: list[GroupSnapshot]) -> Grou
     source = earlier[-1]
     members = {**source.members, **snapshot.members}
     current = {**source.current.assignments, **snapshot.current.assignments}
+    info = {m: dataclasses.replace(source.info(m), member_type="classic") for m in source.members}
     note = f"classic members from generation {source.generation}: {', '.join(source.members)}"
     return dataclasses.replace(snapshot, members=members, current=GroupAssignment(current),
+                               member_info={**info, **snapshot.member_info},
                                notes=(*snapshot.notes, note))
 
 

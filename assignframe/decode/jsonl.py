@@ -3,10 +3,11 @@
 Each line is the core snapshot's serialization (:func:`assignframe.snapshot.snapshot_to_dict`, read
 back by ``read_snapshot``) plus what decode saw around it: ``source``, ``metrics`` (the core's one
 record), rounds, events, changes, replay and, per member, its client and what it offered. For
-consumer-protocol groups each member also says its ``protocol`` (consumer, or classic in a mixed
-group), ``client_id``, ``final_state`` (active, left, fenced or vanished at the capture's end),
-``subscription_regex`` and ``server_assignor``, and the group its ``events`` and ``described``
-(ConsumerGroupDescribe). docs/decode.md lists every field.
+consumer-protocol groups each member also says its ``final_state`` (active, left, fenced or
+vanished at the capture's end), ``subscription_regex`` and ``server_assignor``, and the group its
+``events`` (in time order), ``described`` (ConsumerGroupDescribe), the epoch's ``epoch_span``
+and its ``handovers`` (partitions nobody consumed during it, and why). docs/decode.md lists every
+field.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from ..snapshot import SNAPSHOT_SCHEMA, GroupSnapshot, snapshot_metrics
 from ..snapshot import snapshot_to_dict as core_snapshot_dict
 from .consumer_protocol import ConsumerGroupTimeline
+from .handover import epoch_spans, gaps_in, handover_gaps
 from .snapshots import group_snapshot
 from .timeline import GroupTimeline, MemberRound, Snapshot
 
@@ -31,8 +33,9 @@ __all__ = [
 
 
 def _member_extras(member: MemberRound) -> dict[str, Any]:
-    """What decode adds to a member beyond the snapshot: who it is on the network, what it
-    offered, what its SyncGroup response carried, and the strategy's view of its user data."""
+    """What decode adds to a member beyond the snapshot (which says who it is: client id, host,
+    software, the strategies it offered): what its SyncGroup response carried, and the
+    strategy's view of its user data."""
     subscription = {
         k: v
         for k, v in (member.subscription or {}).items()
@@ -41,10 +44,6 @@ def _member_extras(member: MemberRound) -> dict[str, Any]:
     if member.subscription_source:
         subscription["source"] = member.subscription_source
     return {
-        "client_id": member.client_id,
-        "client_software": member.client_software,
-        "connection": member.connection,
-        "protocols": member.protocols,
         "subscription": subscription,
         "assignment_source": "leader" if member.assignment is not None else (
             "member" if member.received is not None else None
@@ -106,20 +105,24 @@ def _with_previous(snapshots: list[GroupSnapshot]) -> Iterator[tuple[GroupSnapsh
 def consumer_snapshot_dicts(
     groups: Iterable[ConsumerGroupTimeline], source: str | None = None
 ) -> Iterator[dict[str, Any]]:
+    """One line per epoch: the snapshot, its metrics, the group's events in time order and the
+    hand-overs (partitions nobody consumed) during the epoch (:mod:`.handover`)."""
     for group in groups:
+        gaps, spans = handover_gaps(group), epoch_spans(group)
+        events = sorted(group.events, key=lambda e: e["timestamp"])
         for previous, snapshot in _with_previous(group.snapshots):
             core = core_snapshot_dict(snapshot)
             result = {"schema": core.pop("schema"), "source": source, **core}
             for member in result["members"]:
                 known = group.members.get(member["member_id"])
-                if known is None:  # a classic member of a mixed group (see its notes)
-                    member["protocol"] = "classic"
+                if known is None:  # a classic member of a mixed group (member_type says so)
                     continue
-                member.update(protocol="consumer", client_id=known.client_id,
-                              final_state=known.state,
+                member.update(final_state=known.state,
                               subscription_regex=known.subscription.get("subscribed_topic_regex"),
                               server_assignor=known.subscription.get("server_assignor"))
             metrics = snapshot_metrics(snapshot, previous.current if previous else None)
-            result.update(metrics=metrics.as_dict(), events=group.events,
-                          described=group.described)
+            span = spans.get(snapshot.generation)
+            result.update(metrics=metrics.as_dict(), events=events, described=group.described,
+                          epoch_span=list(span) if span else None,
+                          handovers=[g.to_dict() for g in gaps_in(gaps, span)] if span else [])
             yield result

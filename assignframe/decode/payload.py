@@ -57,11 +57,19 @@ _HEX = re.compile(r"^(0x)?[0-9a-fA-F]*$")
 
 @dataclass(frozen=True)
 class Miss:
-    """A candidate that was not accepted: how many bytes it got through, and why it stopped."""
+    """A candidate that was not accepted: how many bytes it got through, and why it stopped.
+
+    :param truncated: the input ended inside a field whose declared size fits the input (a
+        truncated payload of this kind would fail so)
+    :param implausible: a field declared a size larger than the whole input and than any
+        field of these formats usually is: rather another kind's bytes read out of place
+    """
 
     label: str
     reached: int
     reason: str
+    truncated: bool = False
+    implausible: bool = False
 
 
 @dataclass
@@ -81,14 +89,22 @@ class PayloadResult:
 
     @property
     def error(self) -> str | None:
-        """Why nothing was accepted (None when a kind was found): the closest candidate."""
+        """Why nothing was accepted (None when a kind was found): the candidate that got
+        furthest (one that read a size larger than the whole input read another kind's bytes
+        out of place, and comes last), and, when the input ended inside a field, the kinds a
+        truncated payload of would end so."""
         if self.kind is not None:
             return None
         if not self.misses:
             return "no known kind decodes these bytes"
-        closest = max(self.misses, key=lambda miss: miss.reached)  # first of equals: order
-        return (f"no kind fits these {len(self.hex) // 2} bytes exactly; closest: "
-                f"{closest.label}, {closest.reason}")
+        size = f"no kind fits these {len(self.hex) // 2} bytes exactly"
+        sensible = [miss for miss in self.misses if not miss.implausible] or self.misses
+        closest = max(sensible, key=lambda miss: miss.reached)  # first of equals: order
+        text = f"{size}; closest: {closest.label}, {closest.reason}"
+        ended = list(dict.fromkeys(miss.label for miss in self.misses if miss.truncated))
+        if closest.truncated:
+            text += f"; a truncated {_either(ended[:3])} would end so"
+        return text
 
     @property
     def ambiguous_with(self) -> list[str]:
@@ -131,11 +147,33 @@ def parse_payload_text(text: str, encoding: str = "auto") -> bytes:
             raise ValueError(f"hex with an odd number of digits ({len(digits)})")
         return bytes.fromhex(digits)
     if encoding == "hex":
-        raise ValueError("not hex (a non-hex character)")
+        raise ValueError(f"not hex: {_first_foreign(compact, _HEX_DIGITS)}")
     try:
         return base64.b64decode(compact, validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise ValueError(f"neither hex nor base64: {exc}") from None
+    except (binascii.Error, ValueError):
+        pass
+    if encoding == "base64" or len(compact) % 4 == 0:
+        raise ValueError(_base64_problem(compact))
+    raise ValueError(f"neither hex nor base64: {_first_foreign(compact, _HEX_DIGITS)}, and "
+                     f"{len(compact)} characters are not whole base64 (groups of 4)")
+
+
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEFx")
+_BASE64_DIGITS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+
+
+def _first_foreign(text: str, alphabet: frozenset[str]) -> str:
+    position = next((i for i, ch in enumerate(text) if ch not in alphabet), None)
+    if position is None:
+        return "no foreign character"
+    return f"{text[position]!r} at character {position + 1}"
+
+
+def _base64_problem(text: str) -> str:
+    foreign = _first_foreign(text, _BASE64_DIGITS)
+    if foreign == "no foreign character":
+        return "not base64: misplaced padding"
+    return f"neither hex nor base64: {foreign}"
 
 
 def jsonable(value: Any) -> Any:
@@ -202,7 +240,11 @@ def _decode_as(
         try:
             typed, again = _try(kind, data, candidate)
         except codec.CodecError as exc:
-            result.misses.append(Miss(label, exc.offset or 0, f"{exc.reason} ({_where(exc)})"))
+            reason = f"{exc.reason} ({_where(exc)})"
+            ended = isinstance(exc, codec.TruncatedError)
+            too_big = ended and _declared(exc) > max(len(data), _SANE_SIZE)
+            result.misses.append(Miss(label, exc.offset or 0, reason, ended and not too_big,
+                                      too_big))
             continue
         actual = candidate if candidate is not None else _version_of(kind, data)
         label = kind if actual is None else f"{kind} v{actual}"
@@ -223,6 +265,21 @@ def _decode_as(
             result.kind, result.version, result.exact = kind, actual, fits
             result.value = jsonable(_enrich(kind, _value_dict(typed)))
     return found
+
+
+#: A size this large, declared by a field of a payload smaller than it, is rather text or other
+#: bytes read as a length (the two bytes "ja" read as an int16 are 27,233).
+_SANE_SIZE = 4096
+
+
+def _declared(exc: codec.CodecError) -> int:
+    """The size a truncated field declared (bytes or elements), 0 when it says none."""
+    found = re.search(r"(?:of|array of) (\d+) (?:byte|element)", exc.reason)
+    return int(found.group(1)) if found else 0
+
+
+def _either(kinds: list[str]) -> str:
+    return kinds[0] if len(kinds) == 1 else f"{', '.join(kinds[:-1])} or {kinds[-1]}"
 
 
 def _where(exc: codec.CodecError) -> str:

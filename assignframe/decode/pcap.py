@@ -117,13 +117,17 @@ def _records(
         except StopIteration:
             return
         except (ValueError, struct_error, dpkt.UnpackError, OverflowError, MemoryError) as exc:
-            problems.add(
-                source,
-                offset,
-                f"capture truncated or corrupt ({type(exc).__name__}); rest of file skipped",
-            )
+            problems.add(source, offset, f"{_record_problem(exc)}; rest of file skipped")
             return
         yield offset, float(timestamp), frame
+
+
+def _record_problem(exc: BaseException) -> str:
+    """A broken packet record in people's words (no library class names)."""
+    if isinstance(exc, dpkt.NeedData):
+        return "the file ends inside a packet record (a truncated capture)"
+    detail = str(exc).strip()
+    return "a packet record is corrupt" + (f" ({detail})" if detail else "")
 
 
 def _declared_length(packet: Any) -> int:
@@ -195,7 +199,8 @@ def read_segments(
                 packet = to_network(frame)
                 segment = _segment(number, timestamp, packet)
             except (dpkt.UnpackError, ValueError, IndexError, KeyError, struct_error) as exc:
-                problems.add(where, offset, f"undecodable packet headers: {exc!r}")
+                detail = str(exc).strip() or "headers shorter than they declare"
+                problems.add(where, offset, f"undecodable packet headers ({detail})")
                 continue
             if segment is not None:
                 _check_captured(packet, where, offset, problems)

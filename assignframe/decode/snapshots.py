@@ -6,21 +6,21 @@ and the report read one object and compute one set of metrics from it.
 
 from __future__ import annotations
 
-from ..snapshot import GroupSnapshot, WireMember, snapshot_from_wire
-from .timeline import Snapshot
+from ..snapshot import CapturedMember, GroupSnapshot, MemberInfo, MemberWire, snapshot_from_wire
+from .timeline import MemberRound, Snapshot
 
-__all__ = ["group_snapshot"]
+__all__ = ["group_snapshot", "member_info"]
 
 
 def group_snapshot(snapshot: Snapshot) -> GroupSnapshot:
     """The typed snapshot of one captured generation (members that sent nothing readable
     count as subscribing to nothing, with a note)."""
     members = [
-        WireMember(
+        CapturedMember(
             member_id,
             member.group_instance_id,
-            member.subscription_bytes,
-            member.effective_assignment_bytes,
+            MemberWire(member.subscription_bytes, member.effective_assignment_bytes),
+            member_info(member),
         )
         for member_id, member in snapshot.members.items()
     ]
@@ -33,4 +33,15 @@ def group_snapshot(snapshot: Snapshot) -> GroupSnapshot:
         leader=snapshot.leader,
         notes=tuple(snapshot.notes),
         lenient=True,
+        observed_at=snapshot.synced_at or snapshot.first_seen,
+    )
+
+
+def member_info(member: MemberRound) -> MemberInfo:
+    """Who a classic member is, as its connection showed it."""
+    return MemberInfo(
+        client_id=member.client_id,
+        client_host=member.connection,
+        client_software=member.client_software,
+        protocols=tuple(member.protocols),
     )

@@ -46,16 +46,16 @@ from typing import Any
 import kafka
 from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor
 
-from .. import wire
-from .._bridge import (
+from ..classic import wire
+from ..model import Cluster, MemberState, RebalanceProtocol
+from ..plugins.manager import PluginManager, get_plugin_manager
+from ..rebalance.bridge import (
     ConsumerBridge,
     JoinedMember,
     partition_counts,
     rebalance_protocol_of,
     strategies_for,
 )
-from ..model import Cluster, MemberState, RebalanceProtocol
-from ..plugins import PluginManager, get_plugin_manager
 
 __all__ = ["KAFKA_PYTHON_VERSION", "AssignframeAssignor", "assignors"]
 
@@ -85,7 +85,7 @@ def assignors(
         registered on the plugin manager, and asked with its own ``group_id``
     :raises UnknownStrategyError: a name no installed strategy has
     :raises InconsistentGroupProtocolError: the strategies share no rebalance protocol (the
-        rule of :func:`assignframe.protocol.member_rebalance_protocol`, as in the runner)
+        rule of :func:`assignframe.classic.protocol.member_rebalance_protocol`, as in the runner)
     :raises ValueError: kafka-python 2.x was asked for a cooperative strategy
     """
     plugins = plugins or get_plugin_manager()

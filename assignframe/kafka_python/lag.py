@@ -14,18 +14,16 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-import pluggy
 from kafka import KafkaConsumer
 from kafka import TopicPartition as KafkaTopicPartition
 
-from ..hookspecs import PROJECT_NAME
+from ..hookspecs import hookimpl as _hookimpl
 from ..lag import partition_lag
 from ..model import Cluster, TopicPartition
 
 __all__ = ["KafkaLagSource"]
 
 log = logging.getLogger("assignframe.kafka_python.lag")
-_hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 # Connection settings worth passing on from a consumer's configuration to the clients used here.
 _SHARED_CONFIG = (

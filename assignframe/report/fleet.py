@@ -1,4 +1,5 @@
-"""The audit's sections: the fleet summary, then the worst groups first.
+"""The audit's sections: the fleet verdict and the groups needing attention first
+(:mod:`.verdict`), then the worst of them in detail, then the fleet's figures per strategy.
 
 Input: the audit summary (``summary.json``, schema in docs/audit.md).
 """
@@ -12,6 +13,7 @@ from . import visuals
 from .groups import group_card
 from .page import ReportPage, escape
 from .tables import stat_cards, table
+from .verdict import add_verdict_sections
 
 __all__ = ["add_fleet_sections"]
 
@@ -28,15 +30,17 @@ _STRATEGY_COLUMNS = (
 
 
 def add_fleet_sections(page: ReportPage, summary: Mapping[str, Any]) -> None:
-    """Add "Fleet summary" and "Worst groups" sections for one audit run."""
-    page.add_section("fleet", "Fleet summary", _summary_html(page, summary))
+    """Add the verdict, the groups needing attention, the worst in detail, the fleet figures."""
     worst = summary.get("worst_groups") or []
-    body = "".join(group_card(page, group) for group in worst)
-    intro = (
-        '<p class="muted">Ordered worst first: invalid assignments, then the widest spread of '
-        "partitions per member, then idle members (docs/audit.md).</p>"
-    )
-    page.add_section("worst", f"Worst groups ({len(worst)})", intro + body)
+    add_verdict_sections(page, summary, {str(group["group_id"]) for group in worst})
+    if worst:
+        body = "".join(group_card(page, group) for group in worst)
+        intro = (
+            '<p class="muted">Groups needing attention, worst first: invalid assignments, then '
+            "the widest spread of partitions per member, then idle members (docs/audit.md).</p>"
+        )
+        page.add_section("worst", f"Worst groups in detail ({len(worst)})", intro + body)
+    page.add_section("fleet", "Fleet figures", _summary_html(page, summary))
 
 
 def _summary_html(page: ReportPage, summary: Mapping[str, Any]) -> str:
@@ -44,6 +48,7 @@ def _summary_html(page: ReportPage, summary: Mapping[str, Any]) -> str:
     cards = stat_cards(
         [
             ("groups audited", summary.get("groups", 0), False),
+            ("consumer-protocol groups", summary.get("consumer_groups", 0), False),
             (
                 "invalid groups",
                 current.get("invalid_groups", 0),

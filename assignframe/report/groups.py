@@ -18,6 +18,7 @@ from . import visuals
 from .migration import migration_card
 from .page import ReportPage, escape
 from .tables import METRIC_COLUMNS, metrics_row, table
+from .verdict import group_anchor
 
 __all__ = ["METRIC_COLUMNS", "group_card", "metrics_row"]
 
@@ -25,10 +26,13 @@ __all__ = ["METRIC_COLUMNS", "group_card", "metrics_row"]
 def group_card(page: ReportPage, group: Mapping[str, Any]) -> str:
     """The HTML of one group, registering its heatmap and charts on ``page``."""
     recommended = (group.get("recommendation") or {}).get("strategy")
+    anchor = group_anchor(str(group["group_id"]))
     return (
-        f'<div class="card group" data-group="{escape(group["group_id"])}">'
+        f'<div class="card group" id="{escape(anchor)}" data-group="{escape(group["group_id"])}">'
         f"<h3>{escape(_heading(group))}</h3>"
+        f"{_clients(group.get('clients'))}{_consumer_protocol(group)}"
         f"{_problems(group.get('problems') or [])}"
+        f"{_notes(group.get('notes') or [])}"
         f"{_recommendation(group.get('recommendation'))}"
         f"{_metrics_table(group, recommended)}"
         f"{_replay_notes(group.get('strategies') or [])}"
@@ -38,13 +42,60 @@ def group_card(page: ReportPage, group: Mapping[str, Any]) -> str:
 
 
 def _heading(group: Mapping[str, Any]) -> str:
-    parts = [f"group {group['group_id']}"]
+    consumer = group.get("group_type") == "consumer"
+    parts = [f"{'consumer-protocol ' if consumer else ''}group {group['group_id']}"]
     if group.get("generation") is not None:
-        parts.append(f"generation {group['generation']}")
-    if group.get("protocol"):
-        parts.append(f"protocol {group['protocol']}")
+        parts.append(f"{'epoch' if consumer else 'generation'} {group['generation']}")
+    if consumer:
+        assignor = group.get("assignor") or {}
+        parts.append(f"assignor {assignor.get('name') or group.get('protocol') or '?'}")
+    elif group.get("protocol"):
+        parts.append(f"strategy {group['protocol']}")
+    if group.get("group_state"):
+        parts.append(str(group["group_state"]))
     parts.append(f"{len(group.get('members') or [])} members")
     return " · ".join(parts)
+
+
+def _clients(clients: Mapping[str, Any] | None) -> str:
+    """Who runs the group, and how each client was known (on hover)."""
+    if not clients:
+        return ""
+    evidence = "; ".join(
+        f"{m['name']}: {m['client']} ({m['evidence']})" for m in clients["members"].values()
+    )
+    return (
+        f'<p class="clients">Clients: <b title="{escape(evidence)}">'
+        f"{escape(clients['summary'])}</b></p>"
+    )
+
+
+def _consumer_protocol(group: Mapping[str, Any]) -> str:
+    """A consumer-protocol group: how its assignor is known, and who is still reconciling."""
+    if group.get("group_type") != "consumer":
+        return ""
+    assignor = group.get("assignor") or {}
+    parts = [f"Assignor {escape(assignor.get('name'))}: {escape(assignor.get('how'))}."]
+    reconciling = group.get("reconciling") or []
+    if group.get("target") is None:
+        parts.append("Target assignment not known (no ConsumerGroupDescribe seen).")
+    elif reconciling:
+        parts.append(
+            f"Reconciling: {escape(', '.join(reconciling))} not yet at their target "
+            "(the heatmap's 'target' view shows where partitions are going)."
+        )
+    else:
+        parts.append("Every member is at its target assignment.")
+    return f'<p class="muted">{" ".join(parts)}</p>'
+
+
+def _notes(notes: Sequence[str]) -> str:
+    """What was inferred or seen, not a problem (a follow-up round, an inferred count)."""
+    if not notes:
+        return ""
+    items = "".join(f"<li>{escape(n)}</li>" for n in notes)
+    return f'<ul class="notes">{items}</ul>'
+
 
 
 def _problems(problems: Sequence[str]) -> str:
@@ -86,6 +137,8 @@ def _metrics_table(group: Mapping[str, Any], recommended: str | None) -> str:
 
 def _heatmap(group: Mapping[str, Any], recommended: str | None) -> dict[str, Any]:
     views = [("current", (group.get("current") or {}).get("assignment") or {})]
+    if group.get("target") is not None:
+        views.append(("target (where reconciliation is going)", group["target"]))
     views += [
         (r["strategy"], r.get("assignment") or {})
         for r in group.get("strategies") or []

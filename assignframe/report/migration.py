@@ -18,35 +18,66 @@ __all__ = ["migration_card", "unowned_cell", "unowned_chart"]
 
 
 def migration_card(page: ReportPage, group: Mapping[str, Any]) -> str:
-    """A classic group's migration section ("" for a consumer group or an older detail)."""
+    """A classic group's migration verdict ("" for a consumer group or an older detail).
+
+    A refused upgrade says why, and its prediction is headed as what would happen once the
+    causes are fixed; an invalid predicted target is said invalid, never "0 moved"."""
     migration = group.get("migration")
     if not migration:
         return ""
-    if migration.get("upgrade_refused"):
+    refused = migration.get("upgrade_refused")
+    if refused:
         verdict = f'<p class="problems">{escape(migration.get("refusal"))}</p>'
+        intro = (
+            '<p class="muted hypothetical">Not what happens now (the upgrade does not happen): '
+            "what it would do once the causes above are fixed.</p>"
+        )
     else:
         verdict = (
             '<p class="ok">Online upgrade to the consumer protocol is allowed; the broker would '
             f"choose <b>{escape(migration.get('server_assignor'))}</b>.</p>"
         )
+        intro = ""
+    unknown = migration.get("unknown_clients") or []
+    if unknown:
+        verdict += (
+            f'<p class="muted">Client not identified for {escape(", ".join(unknown[:5]))}: '
+            "check that it speaks the consumer protocol.</p>"
+        )
     current = group.get("current") or {}
-    rows = [
-        metrics_row(f"now ({migration.get('current_strategy') or '?'})", current.get("metrics"))
-    ]
-    rows += [metrics_row(p["assignor"], p.get("metrics")) for p in migration.get("predicted") or []]
-    predicted = [p for p in migration.get("predicted") or [] if p.get("metrics")]
+    predicted = migration.get("predicted") or []
+    rows = [_row(f"now ({migration.get('current_strategy') or '?'})", current.get("metrics"))]
+    rows += [_row(p["assignor"], p.get("metrics"), p) for p in predicted]
+    valid = [p for p in predicted if p.get("valid")]
     moved = visuals.bars(
-        f"group {group.get('group_id')}: partitions moved by migrating",
+        f"group {group.get('group_id')}: partitions moved by migrating"
+        + (" (if the refusal were fixed)" if refused else ""),
         [p["assignor"] for p in predicted],
-        {"moved": [p["metrics"].get("partitions_moved") for p in predicted]},
+        {"moved": [p.get("partitions_moved") if p in valid else None for p in predicted]},
         counts=True,
         when_all_zero="Migrating moves no partition under either server assignor.",
     )
-    headers = ["assignment"] + [h for _, h in METRIC_COLUMNS]
+    headers = ["assignment"] + [h for _, h in METRIC_COLUMNS] + ["longest unowned (s)"]
     return (
         '<div class="migration"><h4>Migration to the consumer protocol (KIP-848)</h4>'
-        f"{verdict}{table(headers, rows, css_class='migration')}{page.visual(moved)}</div>"
+        f"{verdict}{intro}{table(headers, rows, css_class='migration')}"
+        f"{page.visual(moved)}</div>"
     )
+
+
+def _row(name: str, metrics: Mapping[str, Any] | None, predicted: Mapping[str, Any] | None = None
+         ) -> list[Any]:
+    """A metrics row; an invalid predicted target shows why instead of a movement count."""
+    row = metrics_row(name, metrics)
+    if predicted is None:
+        return row + ["–"]
+    if predicted.get("error"):
+        return [name, f"error: {predicted['error']}"] + ["–"] * (len(row) - 1)
+    if not predicted.get("valid"):
+        moved = [key for key, _ in METRIC_COLUMNS].index("partitions_moved") + 1
+        row[moved] = f"invalid: {(metrics or {}).get('problems')}"
+        return row + ["–"]
+    return row + [(predicted.get("max_unowned_ms") or 0) / 1000]
 
 
 def unowned_cell(step: Mapping[str, Any]) -> str:

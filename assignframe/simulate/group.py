@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..model import Cluster, Member, TopicPartition
-from ..runner import Consumer
+from ..rebalance.runner import Consumer
 from .events import Event
 from .scenario import Scenario
 

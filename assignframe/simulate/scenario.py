@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from ..errors import ScenarioError
+from ..rebalance.convergence import OWNED_PARTITIONS_MODES
 from ._fields import (
     Where,
     mapping,
@@ -115,10 +116,20 @@ def parse_scenario(document: Any, path: str = "<memory>") -> Scenario:
 
 def _check_consumer_options(where: Where, options: Mapping[str, Any]) -> None:
     """The consumer-protocol options (docs/simulate.md) have the right types and ranges."""
-    for key, least in (("heartbeat_interval_ms", 1), ("assignment_interval_ms", 0)):
+    for key, least in (
+        ("heartbeat_interval_ms", 1),
+        ("assignment_interval_ms", 0),
+        ("revoke_after_heartbeats", 0),
+    ):
         value = options.get(key)
         if value is not None and (type(value) is not int or value < least):
             raise where.error(f"options.{key}", f"expected an integer >= {least}, got {value!r}")
+    owned = options.get("owned_partitions")
+    if owned is not None and owned not in OWNED_PARTITIONS_MODES:
+        raise where.error(
+            "options.owned_partitions",
+            f"expected one of {', '.join(OWNED_PARTITIONS_MODES)}, got {owned!r}",
+        )
     if "server_assignors" in options:
         names_list(where, "options.server_assignors", options["server_assignors"])
 

@@ -1,6 +1,7 @@
 """Play a scenario through the core's group runner, once per strategy under comparison.
 
-Each run keeps one :class:`~assignframe.runner.GroupRunner` for the whole timeline, so member
+Each run keeps one :class:`~assignframe.rebalance.runner.GroupRunner` for the whole timeline, so
+member
 state (owned partitions, sticky user data, generations) carries from step to step exactly as in
 real consumers; the bytes go through the codec and cooperative follow-up rounds are played.
 """
@@ -11,12 +12,12 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from ..classic.protocol import member_rebalance_protocol
 from ..errors import AssignframeError
 from ..metrics import metrics_record
 from ..model import GroupAssignment, GroupSubscription, MemberAssignment
-from ..plugins import PluginManager, get_plugin_manager
-from ..protocol import member_rebalance_protocol
-from ..runner import GroupRunner, Rebalance
+from ..plugins.manager import PluginManager, get_plugin_manager
+from ..rebalance.runner import GroupRunner, Rebalance
 from ._logs import captured_warnings
 from .consumer import ConsumerSide
 from .group import GroupState, StepChange

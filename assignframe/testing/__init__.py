@@ -3,11 +3,17 @@
 * :class:`StrategyContract`: subclass it and set ``strategy_name`` (see docs/tutorial.md);
 * :mod:`assignframe.testing.strategies`: hypothesis strategies for clusters, groups, histories;
 * :func:`shared_path`: where the golden vectors live (``$ASSIGNFRAME_SHARED`` or ``../shared``);
+* :mod:`assignframe.testing.server_contract`: :class:`ServerAssignorContract`, the same for a
+  :class:`~assignframe.ServerAssignor` (validity through the core's one check);
 * :mod:`assignframe.testing.server_golden`: Java's recorded KIP-848 server-assignor calls, for
-  checking a :class:`~assignframe.ServerAssignor` round by round;
+  checking a server assignor round by round (:class:`GoldenRounds`);
+* :mod:`assignframe.testing.java_oracle` and :mod:`assignframe.testing.server_differential`:
+  Kafka's group coordinator (``shared/java``) as a live oracle, and a server assignor checked
+  against it on generated groups (:class:`MatchesJava`);
 * the pytest plugin (loaded automatically once assignframe is installed) provides the fixtures
-  ``pm`` (isolated plugin manager: no entry points), ``assignframe_pm`` (installed plugins) and
-  ``shared_dir``.
+  ``assignframe_isolated_pm`` (isolated plugin manager: no entry points), ``assignframe_pm``
+  (installed plugins), ``assignframe_shared_dir``, ``assignframe_kafka_broker`` and
+  ``assignframe_java_oracle`` (one coordinator JVM per session).
 
 Importing this package imports pytest and hypothesis; the core never does.
 """

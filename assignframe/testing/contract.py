@@ -45,7 +45,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from .. import wire
+from ..classic import wire
 from ..errors import InvalidAssignmentError
 from ..metrics import validate_assignment
 from ..model import (
@@ -56,8 +56,8 @@ from ..model import (
     MemberState,
     RebalanceProtocol,
 )
-from ..plugins import PluginManager, get_plugin_manager, isolated_plugin_manager
-from ..runner import GroupRunner, Rebalance, RoundResult
+from ..plugins.manager import PluginManager, get_plugin_manager, isolated_plugin_manager
+from ..rebalance.runner import GroupRunner, Rebalance, RoundResult
 from ..strategy import Strategy
 from .strategies import (
     TOPIC_NAMES,

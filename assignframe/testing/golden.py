@@ -23,7 +23,7 @@ import pytest
 
 from ..javaorder import java_string_key
 from ..model import Cluster, GroupSubscription, Member
-from ..replay import Replay, replay_scenario
+from ..replay.classic import Replay, replay_scenario
 from ..strategy import Strategy
 from .paths import shared_path
 

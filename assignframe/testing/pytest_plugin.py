@@ -18,6 +18,7 @@ import pytest
 if TYPE_CHECKING:
     from assignframe.plugins import PluginManager
     from assignframe.testing.broker import Broker
+    from assignframe.testing.java_oracle import JavaOracle
 
 
 @pytest.fixture
@@ -32,7 +33,7 @@ def assignframe_isolated_pm() -> Iterator[PluginManager]:
     manager = isolated_plugin_manager()
     yield manager
     for name, plugin in manager.hook_manager.list_name_plugin():
-        if name != "assignframe.defaults":
+        if name != "assignframe.plugins.defaults":
             manager.unregister(plugin)
 
 
@@ -70,6 +71,24 @@ def assignframe_kafka_broker(
         tmp_path_factory.getbasetemp() / "kafka-node", shared_from=request.config.rootpath
     ) as broker:
         yield broker
+
+
+@pytest.fixture(scope="session")
+def assignframe_java_oracle(request: pytest.FixtureRequest) -> Iterator[JavaOracle]:
+    """Apache Kafka's group coordinator (``shared/java/coordinator``) as a JSON-lines oracle:
+    one JVM for the whole session, stopped at its end. A missing ``shared/java``, Java, or a
+    Java other than 17 fails the test that asks for it (never a skip)."""
+    from assignframe.testing.java_oracle import JavaOracle, JavaOracleError, oracle_script
+    from assignframe.testing.paths import shared_path
+
+    try:
+        oracle = JavaOracle(oracle_script(shared_path(request.config.rootpath))).start()
+    except (JavaOracleError, FileNotFoundError) as exc:
+        pytest.fail(f"the Java oracle cannot run: {exc}", pytrace=False)
+    try:
+        yield oracle
+    finally:
+        oracle.close()
 
 
 @pytest.fixture(scope="session")

@@ -1,26 +1,39 @@
 """Java's recorded server-assignor calls (``shared/golden/kip848/assign.jsonl``) as test inputs.
 
-In a server-assignor plugin's tests::
+In a server-assignor plugin's tests, one class runs every recorded scenario of the assignor (one
+test per scenario) and the whole file (the counts guard against a shrinking file)::
 
-    from assignframe.testing import server_golden
+    from assignframe.testing.server_golden import GoldenRounds
 
-    def test_every_round_matches_java():
-        count = server_golden.assert_all_match_java(MyAssignor(), "uniform", start=__file__)
-        print(f"{count} rounds equal Java's result")
+    class TestUniformGolden(GoldenRounds):
+        assignor_name = "server:uniform"
+        golden_counts = (121, 412)          # scenarios, rounds
+
+or by hand: ``server_golden.assert_all_match_java(MyAssignor(), "uniform", start=__file__)``.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from ..server_assignor import ServerAssignor
-from ..server_replay import ServerReplay, replay_server_scenario
+import pytest
+
+from ..plugins import get_plugin_manager
+from ..replay.server import ServerReplay, replay_server_scenario
+from ..server_assignor import SERVER_PREFIX, ServerAssignor
 from .paths import shared_path
 
-__all__ = ["assert_all_match_java", "assert_matches_java", "golden_path", "scenarios"]
+__all__ = [
+    "GoldenRounds",
+    "assert_all_match_java",
+    "assert_matches_java",
+    "golden_path",
+    "scenarios",
+]
 
 
 def golden_path(start: str | Path | None = None) -> Path:
@@ -60,3 +73,34 @@ def assert_all_match_java(
 ) -> int:
     """:func:`assert_matches_java` over every scenario of ``name``; returns the round count."""
     return sum(len(assert_matches_java(assignor, s).rounds) for s in scenarios(name, start))
+
+
+class GoldenRounds:
+    """Base class: every recorded round of the assignor gives Java's result, and Java's contract
+    breaches are the assignor's too. Set ``assignor_name`` and ``golden_counts``."""
+
+    assignor_name: ClassVar[str]
+    #: (scenarios, rounds) of the assignor in the file: a shrinking file fails the test.
+    golden_counts: ClassVar[tuple[int, int]]
+
+    @classmethod
+    def java_name(cls) -> str:
+        """The name the file gives the assignor (``uniform`` for ``server:uniform``)."""
+        return cls.assignor_name.removeprefix(SERVER_PREFIX)
+
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        if "golden_scenario" in metafunc.fixturenames:
+            found = scenarios(self.java_name(), start=metafunc.definition.path)
+            metafunc.parametrize("golden_scenario", found, ids=[s["id"] for s in found])
+
+    def test_golden_scenario_matches_java(self, golden_scenario: dict[str, Any]) -> None:
+        assignor = get_plugin_manager().server_assignor(self.assignor_name)
+        assert_matches_java(assignor, golden_scenario)
+
+    def test_whole_file_matches_java(self) -> None:
+        start = inspect.getfile(type(self))
+        assignor = get_plugin_manager().server_assignor(self.assignor_name)
+        rounds = assert_all_match_java(assignor, self.java_name(), start=start)
+        count = len(scenarios(self.java_name(), start=start))
+        print(f"{self.java_name()}: {count} scenarios, {rounds} rounds equal to Java's result")
+        assert (count, rounds) == self.golden_counts

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from hypothesis import strategies as st
 
 from ..model import Cluster, GroupSubscription, Member, TopicPartition
-from ..runner import Consumer
+from ..rebalance.runner import Consumer
 
 __all__ = [
     "HistoryRound",

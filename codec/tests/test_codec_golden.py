@@ -30,6 +30,7 @@ def test_golden_kinds_are_exactly_the_codec_kinds():
     kinds |= {row["type"] for row in kip848 if row["kind"] == "api"}
     kinds |= {row[half] for row in kip848 if row["kind"] == "coordinator_record"
               for half in ("key_type", "value_type")}
+    kinds |= {row["type"] for row in load_jsonl("admin/codec.jsonl")}  # the cluster reader's
     assert codec.KINDS == tuple(sorted(kinds))
 
 

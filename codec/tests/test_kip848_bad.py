@@ -3,8 +3,6 @@ Java's error names one), where Java accepts we give Java's value and write Java'
 
 from __future__ import annotations
 
-import re
-
 import assignframe_codec as codec
 import pytest
 from assignframe_codec.coordinator_records import (
@@ -14,7 +12,15 @@ from assignframe_codec.coordinator_records import (
 )
 from assignframe_codec.registry import message_codec
 from codec_shared import hexify
-from kip848_shared import java_view, kip848_bad, row_id, unhex_value, with_unknown
+from java_views import (
+    expected_error,
+    java_field,
+    java_view,
+    kip848_bad,
+    row_id,
+    unhex_value,
+    with_unknown,
+)
 
 CASES = kip848_bad()
 API_DECODE = [row for row in CASES if row["kind"] == "api" and row["op"] == "decode"]
@@ -22,49 +28,15 @@ API_ENCODE = [row for row in CASES if row["kind"] == "api" and row["op"] == "enc
 RECORD_DECODE = [row for row in CASES if row["kind"] != "api" and row["op"] == "decode"]
 RECORD_ENCODE = [row for row in CASES if row["kind"] != "api" and row["op"] == "encode"]
 
-# Java's messages name a field as "non-nullable field groupId" / "string field memberId".
-_JAVA_FIELD = re.compile(r"(?:non-nullable field|string field|write a non-default) (\w+)")
-
 
 def _unhex(text):
     return None if text is None else bytes.fromhex(text)
 
 
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
-def _java_field(exception: dict) -> str | None:
-    text = " ".join(str(exception.get(key) or "") for key in ("message", "cause_message"))
-    found = _JAVA_FIELD.search(text)
-    return _snake(found.group(1)) if found else None
-
-
-# What Java threw, as the CodecError subclass we raise for the same bytes.
-_JAVA_TO_OURS = (
-    ("UnknownRecordTypeException", codec.UnknownKindError),
-    ("UnknownRecordVersionException", codec.InvalidVersionError),
-    ("Varint is too long", codec.MalformedError),
-    ("was serialized as null", codec.MalformedError),
-    ("BufferUnderflowException", codec.TruncatedError),
-    ("Error reading byte array", codec.TruncatedError),
-    ("Tried to allocate a collection", codec.TruncatedError),
-    ("Could not read version from", codec.TruncatedError),
-)
-
-
-def _expected_class(exception: dict) -> type[codec.CodecError]:
-    text = " ".join(str(value) for value in exception.values())
-    for marker, ours in _JAVA_TO_OURS:
-        if marker in text:
-            return ours
-    return codec.CodecError
-
-
 def _assert_names_field(error: codec.CodecError, exception: dict) -> None:
     assert not error.reason.startswith("internal error"), error
-    assert isinstance(error, _expected_class(exception)), (exception, repr(error))
-    field = _java_field(exception)
+    assert isinstance(error, expected_error(exception)), (exception, repr(error))
+    field = java_field(exception)
     if field is not None:
         assert error.path is not None and field in error.path.split("."), (field, str(error))
 

@@ -1,6 +1,6 @@
-"""Every KIP-848 vector Java produced (golden/kip848/codec.jsonl): API bodies, frames and
-``__consumer_offsets`` records, through the facade and through both the interpreted and the
-compiled construct declarations."""
+"""Every ``__consumer_offsets`` record Java produced (golden/kip848/codec.jsonl), through the
+facade and through both the interpreted and the compiled construct declarations. The set's API
+bodies and frames are checked with the cluster reader's in test_api_golden.py."""
 
 from __future__ import annotations
 
@@ -11,76 +11,20 @@ from assignframe_codec.coordinator_records import (
     decode_coordinator_record,
     encode_coordinator_record,
 )
-from assignframe_codec.registry import declaration, message_codec
 from codec_shared import hexify
-from kip848_shared import java_view, kip848_golden, row_id, unhex_value, with_unknown
+from java_views import java_view, kip848_golden, row_id, unhex_value, with_unknown
 
-APIS = kip848_golden("api")
 RECORDS = kip848_golden("coordinator_record")
-FRAMED = [row for row in APIS if "framed_hex" in row]
 
 
 def _unhex(text):
     return None if text is None else bytes.fromhex(text)
 
 
-def test_every_golden_api_and_record_half_is_a_kind():
-    kinds = {row["type"] for row in APIS}
-    kinds |= {row[half] for row in RECORDS for half in ("key_type", "value_type")}
+def test_every_golden_record_half_is_a_kind():
+    kinds = {row[half] for row in RECORDS for half in ("key_type", "value_type")}
     assert kinds <= set(codec.KINDS)
     assert {row["record_type"] for row in RECORDS} == set(RECORD_TYPES)
-
-
-# --------------------------------------------------------------------------- API bodies
-@pytest.mark.parametrize("row", APIS, ids=row_id)
-def test_api_decodes_to_java_value_and_unknown_tags(row):
-    decoded = codec.decode(row["type"], bytes.fromhex(row["hex"]), row["version"])
-    value, unknown = java_view(decoded)
-    assert value == row["value"]
-    assert unknown == row.get("unknown_tagged_fields", [])
-
-
-@pytest.mark.parametrize("row", APIS, ids=row_id)
-def test_api_decoded_object_reencodes_to_java_bytes(row):
-    decoded = codec.decode(row["type"], bytes.fromhex(row["hex"]), row["version"])
-    assert codec.encode(row["type"], decoded, row["version"]).hex() == row["hex"]
-
-
-@pytest.mark.parametrize("row", APIS, ids=row_id)
-def test_api_value_plus_unknown_tags_encodes_to_java_bytes(row):
-    model = message_codec(row["type"]).fmt.model
-    value = with_unknown(unhex_value(model, row["value"]), row.get("unknown_tagged_fields", []))
-    assert codec.encode(row["type"], value, row["version"]).hex() == row["hex"]
-
-
-@pytest.mark.parametrize("compiled", [False, True], ids=["interpreted", "compiled"])
-@pytest.mark.parametrize("row", APIS, ids=row_id)
-def test_api_declaration_round_trips_java_bytes(row, compiled):
-    fmt, params, _ = declaration(row["type"], row["version"])
-    parser = fmt.compiled if compiled else fmt.struct
-    data = bytes.fromhex(row["hex"])
-    container = parser.parse(data, **params)
-    assert parser.build(container, **params) == data
-    assert container == (fmt.struct if compiled else fmt.compiled).parse(data, **params)
-
-
-# --------------------------------------------------------------------------- frames
-@pytest.mark.parametrize("row", FRAMED, ids=row_id)
-def test_frame_decodes_to_java_header_and_body(row):
-    framed = row["framed"]
-    frame = codec.decode_frame(bytes.fromhex(row["framed_hex"]), row["type"], row["version"])
-    assert type(frame.header).__name__ == framed["header_type"]
-    assert frame.header.version == framed["header_version"]
-    assert frame.header.to_dict() == framed["header"]
-    assert java_view(frame.body) == (row["value"], row.get("unknown_tagged_fields", []))
-
-
-@pytest.mark.parametrize("row", FRAMED, ids=row_id)
-def test_frame_encodes_to_java_bytes(row):
-    body = codec.decode(row["type"], bytes.fromhex(row["hex"]), row["version"])
-    data = codec.encode_frame(row["type"], row["framed"]["header"], body, row["version"])
-    assert data.hex() == row["framed_hex"]
-    assert row["framed_hex"][8:].startswith(row["framed"]["header_hex"])
 
 
 # --------------------------------------------------------------------------- records
@@ -138,19 +82,11 @@ def test_record_declarations_round_trip_java_bytes(row, compiled):
         assert container == other.parse(data, version=version, flexible=flexible)
 
 
-def test_compiled_declarations_generate_code_without_interpreter_fallback():
-    formats = [message_codec(kind).fmt for kind in {row["type"] for row in APIS}]
-    formats += [fmt for record in RECORD_TYPES.values() for fmt in (record.key, record.value)]
-    for fmt in formats:
-        source = fmt.compiled.source
-        assert "linkedparsers[" not in source and "linkedbuilders[" not in source, fmt.name
-
-
-@pytest.mark.parametrize("row", [row for row in FRAMED if row["type"].endswith("Request")],
-                         ids=row_id)
-def test_request_frame_names_its_own_kind_and_version(row):
-    frame = codec.decode_frame(bytes.fromhex(row["framed_hex"]))
-    assert (frame.kind, frame.version) == (row["type"], row["version"])
+def test_compiled_record_declarations_generate_code_without_interpreter_fallback():
+    for record in RECORD_TYPES.values():
+        for fmt in (record.key, record.value):
+            source = fmt.compiled.source
+            assert "linkedparsers[" not in source and "linkedbuilders[" not in source, fmt.name
 
 
 def test_facade_exports_the_record_reader():

@@ -6,7 +6,7 @@ import pytest
 from audit_snapshots import snapshot_row
 
 from assignframe.audit.fleet import write_fleet
-from assignframe.audit.replay import AuditContext
+from assignframe.audit.rerun import AuditContext
 
 
 def pytest_configure(config):

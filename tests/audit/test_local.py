@@ -28,7 +28,9 @@ def one_process(small_fleet, tmp_path_factory):
 def test_rows_cover_every_group_and_strategy(one_process):
     out, summary = one_process
     rows = _rows(out)
-    assert len(rows) == summary["groups"] * len(STRATEGIES)
+    consumer = summary["consumer_groups"]  # replayed through the broker's two assignors
+    assert 0 < consumer < summary["groups"]
+    assert len(rows) == (summary["groups"] - consumer) * len(STRATEGIES) + consumer * 2
     assert set(rows[0]) == set(COLUMN_NAMES)
     per_group = {}
     for row in rows:
@@ -105,10 +107,18 @@ def test_summary_file_and_cli(small_fleet, tmp_path, capsys):
         ]
     )
     assert code == 1  # done, but small_fleet's malformed rows were skipped (docs/cli.md)
-    printed = capsys.readouterr().out
-    assert "audited" in printed and "sticky" in printed and "line" in printed
+    captured = capsys.readouterr()
+    assert "audited" in captured.out and "sticky" in captured.out
+    skipped = captured.err.splitlines()  # each malformed row: one line on stderr
+    malformed = (tmp_path / "o" / "malformed.jsonl").read_text().splitlines()
+    assert len(skipped) == len(malformed) > 0
+    first = json.loads(malformed[0])
+    assert skipped[0] == (
+        f"assignframe: skipped: {first['error']} ({small_fleet} line {first['input_row']})"
+    )
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
-    assert summary["strategy_names"] == ["range", "sticky"]
+    # the ones asked for, then the broker's assignors its consumer-protocol groups replay
+    assert summary["strategy_names"] == ["range", "sticky", "server:uniform", "server:range"]
     assert "data-viz-id" in html.read_text()
 
 

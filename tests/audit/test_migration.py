@@ -21,6 +21,9 @@ def test_the_audit_flags_an_upgrade_blocking_group(make_snapshot, context):
     assert "Assignment of a carries user data" in rows[0]["upgrade_refusal"]
     assert "KAFKA-18134" in rows[0]["upgrade_refusal"]
     assert detail["migration"]["upgrade_refused"] is True
+    # the coordinator refuses the conversion: the hand-over is only what would happen once the
+    # cause is fixed, and every prediction says so
+    assert {p["hypothetical"] for p in detail["migration"]["predicted"]} == {True}
 
 
 def test_a_partition_in_two_assignments_makes_the_upgrade_fail(make_snapshot, context):
@@ -48,6 +51,14 @@ def test_a_group_without_assignment_user_data_can_upgrade(make_snapshot, context
     # a: t-0, t-1; b: t-2 is what both server assignors give two members on three partitions
     for metrics in predicted.values():
         assert metrics["valid"] and metrics["partitions_moved"] == 0
+    for entry in migration["predicted"]:  # every member just moves to the new epoch
+        assert entry["handover"] == {
+            "heartbeats": 1,
+            "unowned_partitions": 0,
+            "max_unowned_ms": 0,
+            "total_unowned_ms": 0,
+            "revoking_members": 0,
+        }
 
 
 def test_an_unbalanced_group_sees_what_each_server_assignor_moves(make_snapshot, context):
@@ -61,6 +72,16 @@ def test_an_unbalanced_group_sees_what_each_server_assignor_moves(make_snapshot,
     assert predicted["server:uniform"]["partitions_moved"] == 2  # sticky: two go to b
     assert predicted["server:range"]["partitions_moved"] == 2  # range: t-2, t-3 go to b
     assert predicted["server:uniform"]["spread"] == 0
+    # a (first of two members: heartbeat at 5 s / 3) revokes two partitions and acknowledges at
+    # once; b takes them at its own heartbeat (2 * 5 s / 3): each unconsumed for 1.667 s
+    for entry in detail["migration"]["predicted"]:
+        assert entry["handover"] == {
+            "heartbeats": 1,
+            "unowned_partitions": 2,
+            "max_unowned_ms": 3333 - 1666,
+            "total_unowned_ms": 2 * (3333 - 1666),
+            "revoking_members": 1,
+        }
 
 
 def test_a_consumer_group_is_replayed_through_the_server_assignors(make_snapshot, context):
@@ -70,3 +91,64 @@ def test_a_consumer_group_is_replayed_through_the_server_assignors(make_snapshot
     assert {r["group_type"] for r in rows} == {"consumer"}
     assert detail["migration"] is None
     assert rows[0]["upgrade_refused"] is None
+
+
+def test_a_kafka_python_group_cannot_move_to_the_consumer_protocol(make_snapshot, context):
+    row = make_snapshot()
+    for member in row["members"]:
+        member["client_software"] = "kafka-python 2.0.2"
+        member["subscription"]["hex"] = codec.encode_subscription(["t"], version=0).hex()
+    rows, detail = audit_group(0, row, context, detail=True)
+    assert rows[0]["migration_verdict"] == "refused" and rows[0]["refused_client"] is True
+    assert rows[0]["upgrade_refusal"] == (
+        "online upgrade impossible: kafka-python has no consumer-protocol support (a, b)"
+    )
+    # what it would do once the members' clients are replaced: said as hypothetical
+    assert {p["hypothetical"] for p in detail["migration"]["predicted"]} == {True}
+
+
+def test_a_partition_listed_twice_in_one_assignment_is_owned_once_after_conversion(
+    make_snapshot, context
+):
+    row = make_snapshot()
+    row["members"][1]["assignment"]["hex"] = codec.encode_assignment(
+        [("t", 2), ("t", 2)], version=3
+    ).hex()
+    rows, detail = audit_group(0, row, context, detail=True)
+    assert "double-owned" in rows[0]["current_problems"]
+    assert rows[0]["migration_verdict"] == "allowed"  # one Assignment: the coordinator keeps a set
+    assert rows[0]["uniform_valid"] is True and rows[0]["uniform_moved"] == 0
+
+
+def test_an_invalid_prediction_never_reads_as_nothing_moved(make_snapshot, context):
+    row = make_snapshot(topic_partitions={"t": 3, "u": 1})
+    row["members"][0]["assignment"]["hex"] = codec.encode_assignment(
+        [("t", 0), ("t", 1), ("u", 0)], version=3  # u-0: nobody subscribes to u
+    ).hex()
+    rows, detail = audit_group(0, row, context, detail=True)
+    predicted = {p["assignor"]: p for p in detail["migration"]["predicted"]}
+    for prefix in ("uniform", "range"):
+        valid = predicted[f"server:{prefix}"]["valid"]
+        assert rows[0][f"{prefix}_valid"] is valid
+        if not valid:
+            assert rows[0][f"{prefix}_moved"] is None
+
+
+def test_the_longest_wait_follows_what_moves(make_snapshot, context):
+    row = make_snapshot(topic_partitions={"t": 4})
+    row["members"][0]["assignment"]["hex"] = codec.encode_assignment(
+        [("t", 0), ("t", 1), ("t", 2), ("t", 3)], version=3
+    ).hex()
+    row["members"][1]["assignment"]["hex"] = codec.encode_assignment([], version=3).hex()
+    rows, _ = audit_group(0, row, context)
+    assert rows[0]["uniform_moved"] == 2 and rows[0]["uniform_max_unowned_ms"] > 0
+    balanced, _ = audit_group(0, make_snapshot(), context)
+    assert balanced[0]["uniform_moved"] == 0 and balanced[0]["uniform_max_unowned_ms"] == 0
+
+
+def test_a_consumer_group_is_recommended_uniform_on_a_tie(make_snapshot, context):
+    rows, _ = audit_group(0, make_snapshot(group_type="consumer", protocol=None), context)
+    by_strategy = {r["strategy"]: r for r in rows}
+    uniform, range_ = by_strategy["server:uniform"], by_strategy["server:range"]
+    assert uniform["spread"] == range_["spread"] and uniform["partitions_moved"] == 0
+    assert rows[0]["recommendation"] == "server:uniform" and rows[0]["recommendation_tie"]

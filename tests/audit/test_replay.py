@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from assignframe.audit import audit_group, read_snapshot
-from assignframe.audit.replay import AuditContext, replay_strategy
+from assignframe.audit.rerun import AuditContext, replay_strategy
 
 
 def test_range_replay_of_a_range_group_moves_nothing(context, make_snapshot):
@@ -39,7 +39,7 @@ def _hex_assignment(pairs):
 
 
 def test_a_failing_strategy_is_a_row_not_a_crash(context, make_snapshot):
-    from assignframe.audit.replay import AuditContext
+    from assignframe.audit.rerun import AuditContext
 
     broken = AuditContext(context.pm, ("no-such-strategy",))
     rows, _ = audit_group(1, make_snapshot(), broken)
@@ -57,7 +57,7 @@ def test_detail_holds_every_assignment(context, make_snapshot):
 
 
 def test_default_strategy_set_and_all(context):
-    from assignframe.audit.replay import DEFAULT_STRATEGIES, AuditContext
+    from assignframe.audit.rerun import DEFAULT_STRATEGIES, AuditContext
 
     installed = context.pm.strategy_names()
     assert AuditContext.create().strategies == tuple(
@@ -71,14 +71,19 @@ def _captured_redundant_group(protocol="redundant"):
     """A redundant group whose three members each run with replicas=2, as captured: their
     JoinGroup and SyncGroup bytes (played by the runner), read back as a snapshot."""
     from assignframe import Cluster, Consumer, GroupRunner
-    from assignframe.snapshot import WireMember, snapshot_from_wire, snapshot_to_dict
+    from assignframe.snapshot import (
+        CapturedMember,
+        MemberWire,
+        snapshot_from_wire,
+        snapshot_to_dict,
+    )
 
     runner = GroupRunner("redundant", cluster=Cluster({"docs": 6}))
     final = runner.rebalance(
         [Consumer(f"indexer-{i}", ("docs",), options={"replicas": 2}) for i in range(3)]
     ).final
     members = [
-        WireMember(m, None, final.subscriptions[m], final.assignment_bytes[m])
+        CapturedMember(m, None, MemberWire(final.subscriptions[m], final.assignment_bytes[m]))
         for m in final.group.members
     ]
     snapshot = snapshot_from_wire("search", final.generation, protocol, members, {"docs": 6})

@@ -53,9 +53,28 @@ def test_local_and_spark_rows_are_identical(fleet_10k, tmp_path):
         "strategies",
         "recommendations",
         "worst_groups",
+        "consumer_groups",
+        "attention",
+        "migration",
+        "switches",
     ):
         assert local[key] == spark[key], key
     assert local["groups"] + local["malformed"] == 10_000
+    assert _csv_lines(tmp_path / "local" / "migration.csv") == _csv_lines(
+        tmp_path / "spark" / "migration.csv"
+    )
+
+
+def _csv_lines(path):
+    """migration.csv's lines without the header (Spark writes a folder of parts, each with one)."""
+    import csv
+
+    parts = sorted(path.glob("part-*")) if path.is_dir() else [path]
+    lines = []
+    for part in parts:
+        with part.open(newline="") as handle:
+            lines += list(csv.reader(handle))[1:]
+    return sorted(lines)
 
 
 def test_spark_reads_parquet_input(tmp_path):

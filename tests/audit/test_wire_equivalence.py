@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from assignframe import plugins
-from assignframe import wire as wire_module
 from assignframe.audit.fleet import fleet_snapshots
+from assignframe.classic import wire as wire_module
 from assignframe.model import SubscriptionMetadata
-from assignframe.runner import Consumer, GroupRunner
+from assignframe.plugins import manager as plugins
+from assignframe.rebalance.runner import Consumer, GroupRunner
 from assignframe.snapshot import MalformedSnapshot, read_snapshot
 
 GROUPS = 60

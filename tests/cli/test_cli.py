@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-import assignframe.plugins
+import assignframe.plugins.manager
 from assignframe.cli import main
 from assignframe.testing import shared_path
 
@@ -25,7 +25,7 @@ members:
 @pytest.fixture(autouse=True)
 def cli_pm(spm, monkeypatch):
     """The CLI's process-wide manager = the isolated manager holding the test strategies."""
-    monkeypatch.setattr(assignframe.plugins, "_shared_manager", spm)
+    monkeypatch.setattr(assignframe.plugins.manager, "_shared_manager", spm)
     return spm
 
 
@@ -136,3 +136,4 @@ def test_usage_error_exits_2(capsys):
     with pytest.raises(SystemExit) as caught:
         main(["frobnicate"])
     assert caught.value.code == 2
+

@@ -8,13 +8,16 @@ the part of it this layer owns).
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import subprocess
 import sys
 
+import assignframe_codec as codec
 import pytest
 
-import assignframe.plugins
+import assignframe.plugins.manager
 from assignframe import GroupAssignment, Strategy, hookimpl
 from assignframe.audit import write_fleet
 from assignframe.cli import main
@@ -54,7 +57,7 @@ class TunablePlugin:
 @pytest.fixture(autouse=True)
 def cli_pm(spm, monkeypatch):
     spm.register(TunablePlugin(), name="tunable")
-    monkeypatch.setattr(assignframe.plugins, "_shared_manager", spm)
+    monkeypatch.setattr(assignframe.plugins.manager, "_shared_manager", spm)
     return spm
 
 
@@ -66,6 +69,7 @@ def workdir(tmp_path, monkeypatch, cli_pm):
     (tmp_path / "junk.txt").write_text("hello, not what you think\n")
     (tmp_path / "nokafka.pcap").write_bytes(EMPTY_PCAP)
     (tmp_path / "group.yaml").write_text(GROUP)
+    (tmp_path / "consumer.yaml").write_text("group_type: consumer\n" + GROUP)
     (tmp_path / "members.yaml").write_text("members: [1]\n")
     (tmp_path / "bad.jsonl").write_text('{"id": "x", "rounds": []}\n')
     write_fleet(tmp_path / "fleet.jsonl", 4, seed=3, max_members=3, max_partitions=6, pm=cli_pm)
@@ -120,6 +124,27 @@ TABLE = [
     # decode payload / offsets
     (["decode", "payload", "--kind", "Nope", "00"], 2, "argument --kind: invalid choice: 'Nope'"),
     (["decode", "payload", "--file", "adir"], 2, "cannot read: Is a directory (adir)"),
+    (
+        ["decode", "payload", "--file", "empty"],
+        2,
+        "empty file: expected payloads, hex or base64, one per line (empty)",
+    ),
+    (
+        ["decode", "payload", "empty"],
+        2,
+        "neither hex nor base64: 'm' at character 2, and 5 characters are not whole base64 "
+        "(groups of 4); 'empty' is a file: give it as --file empty (argument 1)",
+    ),
+    (["decode", "payload", "abc"], 2, "hex with an odd number of digits (3) (argument 1)"),
+    (["decode", "payload", "no!"], 2, "neither hex nor base64: 'n' at character 1, and 3 "
+                                      "characters are not whole base64 (groups of 4) (argument 1)"),
+    (
+        ["decode", "capture", str(CAPTURE), "--replay", "server:uniform"],
+        2,
+        "server:uniform is the broker's assignor for consumer-protocol groups: --replay plays a "
+        "classic generation again with a client strategy; `assignframe audit` predicts what the "
+        "broker's assignors would do (--replay)",
+    ),
     (["decode", "offsets", "--file", "adir"], 2, "cannot read: Is a directory (adir)"),
     (
         ["decode", "offsets", "--file", "missing"],
@@ -173,6 +198,24 @@ TABLE = [
         "--option expects KEY=VALUE, got 'novalue'",
     ),
     (["assign", "group.yaml"], 2, "no strategy: give --strategy or a `strategy` key (group.yaml)"),
+    (
+        ["assign", "group.yaml", "-s", "server:uniform"],
+        2,
+        "server:uniform is the broker's assignor for consumer-protocol groups: add "
+        "`group_type: consumer` to the group file to see what it would assign (--strategy)",
+    ),
+    (
+        ["assign", "consumer.yaml", "-s", "modulo"],
+        2,
+        "a consumer-protocol group is assigned by the broker, not by 'modulo': give a server "
+        "assignor (`assignframe plugins` lists them, e.g. server:uniform) (--strategy)",
+    ),
+    (
+        ["assign", "consumer.yaml", "-s", "server:nope"],
+        2,
+        "unknown server assignor 'server:nope'; installed server assignors: none (is any "
+        "assignframe-server-* plugin installed?) (--strategy)",
+    ),
     (["assign", "adir", "-s", "modulo"], 2, "cannot read: Is a directory (adir)"),
     (["assign", "empty", "-s", "modulo"], 2, "<top level>: expected an object (empty)"),
     (
@@ -189,6 +232,13 @@ TABLE = [
         "(top level): expected a mapping with 'topics' and 'steps' (junk.txt)",
     ),
     (["simulate"], 2, "give SCENARIO files or --shipped"),
+    (
+        ["simulate", "--shipped", "--strategies", "server:range"],
+        2,
+        "server:range is the broker's assignor for consumer-protocol groups: a scenario moves "
+        "members to it with `upgrade: ID` steps and their `assignor` (docs/simulate.md); "
+        "--strategies names client strategies (--strategies)",
+    ),
     # audit
     (
         ["audit", "fleet.jsonl", "--out", "o", "--strategies", "nope"],
@@ -204,6 +254,19 @@ TABLE = [
     (["audit", "empty", "--out", "o"], 2, "no group snapshot in the input (empty)"),
     (["audit", "adir", "--out", "o"], 2, "no input files (adir)"),
     (["audit", "missing", "--out", "o"], 2, "no such file (missing)"),
+    (
+        ["audit", "nokafka.pcap", "--out", "o"],
+        2,
+        "a packet capture, not group snapshots: run `assignframe decode capture nokafka.pcap "
+        "--json > snapshots.jsonl` and audit that (nokafka.pcap)",
+    ),
+    (
+        ["audit", "fleet.jsonl", "--out", "o", "--strategies", "modulo,server:uniform"],
+        2,
+        "server:uniform is the broker's assignor for consumer-protocol groups: the audit replays "
+        "every consumer-protocol group through the broker's assignors and predicts each classic "
+        "group's upgrade with them; --strategies names client strategies (--strategies)",
+    ),
     # report
     (
         ["report", "--audit", "adir"],
@@ -216,6 +279,27 @@ TABLE = [
         ["report", "--snapshots", "junk.txt"],
         2,
         "not a decode snapshot: Expecting value: line 1 column 1 (char 0) (junk.txt line 1)",
+    ),
+    # inspect, watch (a live cluster: only what is refused before connecting)
+    (
+        ["inspect"],
+        2,
+        "the following arguments are required: --bootstrap-server (assignframe inspect; see "
+        "assignframe inspect --help)",
+    ),
+    (["inspect", "--bootstrap-server", "127.0.0.1:1", "--timeout", "0"], 2,
+     "expected seconds > 0 (--timeout)"),
+    (
+        ["inspect", "--bootstrap-server", "127.0.0.1:1", "--group", "("],
+        2,
+        "not a regular expression: missing ), unterminated subpattern at position 0 (--group)",
+    ),
+    (["watch", "--bootstrap-server", "127.0.0.1:1", "--interval", "0"], 2,
+     "expected seconds > 0 (--interval)"),
+    (
+        ["inspect", "--bootstrap-server", "127.0.0.1:1", "--command-config", "missing"],
+        2,
+        "cannot read the client config: FileNotFoundError (missing)",
     ),
     # demo, usage
     (
@@ -265,10 +349,11 @@ def test_skipped_input_exits_1_with_one_line_each(workdir, capsys):
     assert f"({truncated.name}" in err or "@ byte" in err
 
 
-@pytest.mark.parametrize("payload", ["zzzz", "abc", "00"], ids=["garbage", "odd-hex", "one-byte"])
+@pytest.mark.parametrize("payload", ["zzzz", "00"], ids=["base64-of-nothing", "one-byte"])
 def test_undecodable_payload_is_said_once(capsys, payload):
-    """Exit 1 (skipped), one line on stderr naming the argument, nothing on stdout. (What the
-    line says about the bytes is payload detection's: tests/decode.)"""
+    """Bytes that decode as no kind: exit 1 (skipped), one line on stderr naming the argument,
+    nothing on stdout. (What the line says about the bytes is payload detection's: tests/decode;
+    text that is not hex or base64 at all is unusable input: the table above.)"""
     code, out, err = run(capsys, "decode", "payload", payload)
     assert code == 1 and out == ""
     assert err.startswith("assignframe: skipped: ") and err.count("\n") == 1
@@ -290,6 +375,38 @@ def test_a_closed_pipe_ends_quietly(output):
         code = process.wait(timeout=120)
     assert first.startswith(b'{"schema"' if output else b"== group ")
     assert err == b"" and code == 0
+
+
+def test_empty_stdin_is_unusable_input(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code, out, err = run(capsys, "decode", "payload")
+    assert (code, out) == (2, "")
+    assert err == (
+        "assignframe: error: nothing on stdin: expected payloads, hex or base64, one per line "
+        "(stdin)\n"
+    )
+
+
+def test_one_bad_payload_among_good_ones_is_skipped(capsys):
+    good = codec.encode_assignment([("t", 0)], version=0).hex()
+    code, out, err = run(capsys, "decode", "payload", "abc", good)
+    assert code == 1 and "argument 2: ConsumerProtocolAssignment" in out  # the good one shown
+    assert err == (
+        "assignframe: skipped: hex with an odd number of digits (3) (argument 1 @ byte 0)\n"
+    )
+
+
+def test_a_broken_older_generation_is_skipped_not_lost(workdir, capsys):
+    """Older generations of a group are passed over; a broken line among them is said."""
+    lines = (workdir / "fleet.jsonl").read_text().splitlines()
+    older = json.loads(lines[0])
+    older["generation"] -= 1
+    broken = json.dumps(older)[:-20]  # an older generation, cut short
+    (workdir / "decoded.jsonl").write_text("\n".join([broken, *lines]) + "\n")
+    code, out, err = run(capsys, "audit", "decoded.jsonl", "--out", "o")
+    assert code == 1 and "malformed" in out
+    assert err.startswith("assignframe: skipped: not JSON: ") and err.count("\n") == 1
+    assert err.endswith("(decoded.jsonl line 1)\n")
 
 
 def test_every_command_with_a_strategy_is_in_the_table():

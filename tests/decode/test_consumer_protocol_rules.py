@@ -4,6 +4,7 @@ unknown topic ids, ConsumerGroupDescribe."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import assignframe_codec as codec
@@ -44,7 +45,10 @@ def test_null_means_unchanged_errors_and_leaves() -> None:
         *heartbeat("m1", 0, 1, assignment=[0, 1], subscribed_topic_names=["orders"],
                    rack_id="r1", server_assignor="range", instance_id="i1"),
         *heartbeat("m1", 1, 1),  # every subscription field null: unchanged
-        *heartbeat("m1", 1, 2, assignment=[1]),
+        # it had revoked partition 0 already: the coordinator may move it on (an owned list
+        # still holding 0, or omitted, would make this answer impossible: test_epoch_checks.py)
+        *heartbeat("m1", 1, 2, assignment=[1],
+                   topic_partitions=[{"topic_id": TOPIC_ID, "partitions": [1]}]),
         *heartbeat("m2", 0, 2, subscribed_topic_regex="ord.*"),
         *heartbeat("m2", 7, -1, error=_code("FENCED_MEMBER_EPOCH")),
         *heartbeat("m1", -2, -2),
@@ -114,3 +118,125 @@ def test_a_mixed_group_is_one_group() -> None:
     assert {m: [p.partition for p in a.partitions]
             for m, a in snapshot.current.assignments.items()} == {"m1": [0], "old": [1]}
     assert snapshot.notes == ("classic members from generation 2: old",)
+
+
+# -- epochs checked against the coordinator's reconciliation -------------------------------------
+
+
+def owned(*partitions: int) -> dict[str, Any]:
+    """The ``topic_partitions`` a heartbeat reports."""
+    return {"topic_partitions": [{"topic_id": TOPIC_ID, "partitions": list(partitions)}]}
+
+
+JOIN = {"subscribed_topic_names": ["orders"], "topic_partitions": []}
+
+
+def _impossible(*exchanges: list[Any]) -> list[str]:
+    [group] = build_consumer_timelines([m for exchange in exchanges for m in exchange])
+    return [e["reason"] for e in group.events if e["event"] == "impossible"]
+
+
+def test_a_hand_over_the_coordinator_makes_passes() -> None:
+    assert _impossible(
+        heartbeat("m1", 0, 1, assignment=[0, 1], **JOIN),
+        heartbeat("m1", 1, 1),  # unchanged, owned omitted
+        heartbeat("m1", 1, 1, assignment=[1], **owned(0, 1)),  # revoke 0: epoch stays
+        heartbeat("m1", 1, 1),  # still revoking (omitted: still owns 0): nothing moves
+        heartbeat("m1", 1, 2, **owned(1)),  # acknowledged: the new epoch
+        heartbeat("m1", 1, 2, **owned(1)),  # its previous epoch (a lost answer), owning less
+        heartbeat("m1", 2, 2, assignment=[1, 2]),  # an unreleased partition arrives later
+    ) == []
+
+
+def test_after_any_change_the_previous_epoch_is_the_epoch_it_changed_at() -> None:
+    # the unreleased partition arrived at epoch 2: the coordinator's previous epoch is now 2,
+    # so a heartbeat still at epoch 1 is fenced (Kafka's builder records the epoch it came from)
+    assert _impossible(
+        heartbeat("m1", 0, 1, assignment=[0], **JOIN),
+        heartbeat("m1", 1, 2, **owned(0)),
+        heartbeat("m1", 2, 2, assignment=[0, 1]),
+        heartbeat("m1", 1, 2, **owned(0)),
+    ) == [
+        "the coordinator fences this heartbeat: epoch 1 is below the member's epoch 2 and is "
+        "not its previous epoch (2)"
+    ]
+
+
+def test_a_new_epoch_while_the_member_still_owns_what_it_must_revoke_is_flagged() -> None:
+    reasons = _impossible(
+        heartbeat("m1", 0, 1, assignment=[0, 1], **JOIN),
+        heartbeat("m1", 1, 2, assignment=[1], **owned(0, 1)),
+    )
+    assert reasons == [
+        f"moved to epoch 2 while it had to revoke {TOPIC_ID}-0 and still reported owning "
+        f"{TOPIC_ID}-0: the coordinator keeps such a member at epoch 1 until a heartbeat no "
+        "longer reports them"
+    ]
+
+
+def test_an_omitted_owned_list_counts_as_still_owning() -> None:
+    [reason] = _impossible(
+        heartbeat("m1", 0, 1, assignment=[0, 1], **JOIN),
+        heartbeat("m1", 1, 1, assignment=[1, 2]),  # takes 0 away and gives 2 at once
+    )
+    assert reason.startswith(f"got {TOPIC_ID}-2 while it had to revoke {TOPIC_ID}-0 and omitted")
+
+
+def test_a_partition_pending_revocation_holds_the_member_back_until_released() -> None:
+    revoking = [
+        heartbeat("m1", 0, 1, assignment=[0, 1], **JOIN),
+        heartbeat("m1", 1, 1, assignment=[1], **owned(0, 1)),  # 0 is pending revocation
+    ]
+    assert _impossible(*revoking, heartbeat("m1", 1, 2, **owned(0, 1))) == [
+        f"moved to epoch 2 while it had to revoke {TOPIC_ID}-0 and still reported owning "
+        f"{TOPIC_ID}-0: the coordinator keeps such a member at epoch 1 until a heartbeat no "
+        "longer reports them"
+    ]
+    assert _impossible(*revoking, heartbeat("m1", 1, 2, **owned(1))) == []
+
+
+def test_epochs_never_go_back_and_stale_epochs_are_fenced() -> None:
+    start = heartbeat("m1", 0, 3, assignment=[0], **JOIN)
+    assert _impossible(start, heartbeat("m1", 3, 2)) == [
+        "the member epoch went back from 3 to 2"
+    ]
+    assert _impossible(start, heartbeat("m1", 5, 3)) == [
+        "the coordinator fences this heartbeat: epoch 5 is above the member's epoch 3"
+    ]
+    moved = [start, heartbeat("m1", 3, 4, **owned(0))]
+    assert _impossible(*moved, heartbeat("m1", 2, 4, **owned(0))) == [
+        "the coordinator fences this heartbeat: epoch 2 is below the member's epoch 4 and is "
+        "not its previous epoch (3)"
+    ]
+    assert _impossible(*moved, heartbeat("m1", 3, 4)) == [
+        "the coordinator fences this heartbeat: previous epoch 3 without its owned partitions"
+    ]
+    assert _impossible(*moved, heartbeat("m1", 3, 4, **owned(0))) == []
+
+
+def test_a_fenced_member_starts_over_and_a_member_seen_mid_capture_from_its_assignment() -> None:
+    assert _impossible(
+        heartbeat("m1", 0, 1, assignment=[0], **JOIN),
+        heartbeat("m1", 1, -1, error=_code("FENCED_MEMBER_EPOCH")),
+        heartbeat("m1", 0, 5, assignment=[1], **JOIN),  # rejoins: epoch 5 is fine
+        heartbeat("m2", 7, 7),  # first seen mid-capture, nothing known: not checked
+        heartbeat("m2", 7, 7, assignment=[2]),
+        heartbeat("m2", 7, 8, assignment=[3]),  # took 2 away, omitted owned: flagged
+    ) == [
+        f"got {TOPIC_ID}-3 while it had to revoke {TOPIC_ID}-2 and omitted its owned "
+        "partitions (which means it still owns them all): the coordinator keeps such a member "
+        "at epoch 7 until a heartbeat no longer reports them"
+    ]
+
+
+def test_the_shipped_capture_has_no_impossible_step() -> None:
+    from assignframe.decode.capture import CaptureOptions, iter_messages
+    from assignframe.decode.problems import Problems
+
+    capture = Path(__file__).parents[2] / "assignframe/data/captures"
+    problems = Problems()
+    messages = iter_messages(str(capture / "kafka_group_consumer_protocol.pcap"), problems,
+                             CaptureOptions())
+    [group] = build_consumer_timelines(messages)
+    assert not problems and sum(e["event"] == "assignment" for e in group.events) == 5
+    assert [e for e in group.events if e["event"] == "impossible"] == []

@@ -201,3 +201,19 @@ def test_ambiguity_is_listed_and_exits_1(capsys):
     err = capsys.readouterr().err
     assert "ambiguous: shown as StickyAssignorUserData" in err
     assert "CooperativeStickyAssignorUserData" in err
+
+
+def test_a_cut_java_subscription_is_not_guessed_as_another_kind_read_out_of_place():
+    """Issue 22: a truncated Subscription was guessed 'closest: OffsetCommitValue, string of
+    27233 byte(s)' (its topic name's "ja" read as a length): a size larger than the whole
+    input is another kind's bytes read out of place, never the closest."""
+    data = codec.encode_subscription(["topic-java-sticky"], version=3)
+    for cut in range(8, len(data)):
+        error = decode_payload(data[:cut], "cut").error
+        closest = error.split("closest: ")[1].split(";")[0]
+        assert "27233" not in closest, (cut, error)
+        assert "ConsumerProtocolSubscription" in error, (cut, error)  # closest, or ends so
+    error = decode_payload(data[:20], "cut").error
+    assert error.startswith("no kind fits these 20 bytes exactly; closest: "
+                            "ConsumerProtocolSubscription, string of 17 byte(s) but only")
+    assert error.endswith("would end so") and "a truncated ConsumerProtocolSubscription" in error

@@ -240,3 +240,14 @@ def test_cli_exit_status_says_whether_anything_was_skipped(tmp_path, capsys):
     not_a_capture = tmp_path / "text.pcap"
     not_a_capture.write_text("hello")
     assert main(["decode", "capture", str(not_a_capture)]) == 2  # unusable input (docs/cli.md)
+
+
+def test_a_truncated_capture_is_said_in_words_not_class_names(tmp_path):
+    """Issue 22: the skip line said '(NeedData)', a library's class name."""
+    cut = tmp_path / "cut.pcap"
+    cut.write_bytes((CAPTURES / "kafka_group_range.pcap").read_bytes()[:50000])
+    problems = Problems()
+    decode_capture(cut, problems=problems)
+    messages = [p.message for p in problems]
+    assert messages == ["the file ends inside a packet record (a truncated capture); "
+                        "rest of file skipped"]

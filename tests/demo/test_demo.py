@@ -32,5 +32,8 @@ def test_demo_end_to_end(tmp_path, capsys):
     summary = json.loads((out / "audit" / "summary.json").read_text())
     assert summary["groups"] + summary["malformed"] == 150
     page = report.read_text()
-    for section in ("fleet", "worst", "simulations", "captures"):
+    for section in ("verdict", "attention", "worst", "fleet", "simulations", "captures"):
         assert f'<section id="{section}"' in page
+    assert page.split("<main>")[1].startswith('<section id="verdict">')  # the answers first
+    steps = out / "report-simulations.html"  # simulations on their own page, linked
+    assert '<a href="report-simulations.html">' in page and "rolling-migration" in steps.read_text()

@@ -105,13 +105,19 @@ def _report(result: subprocess.CompletedProcess) -> str:
 
 @pytest.mark.slow
 def test_readme_using_it_runs(clone, tmp_path):
+    before = {p.name for p in clone.iterdir()}
     result = run_blocks(README, clone, tmp_path / "home")
     assert result.returncode == 0, _report(result)
     assert "fair" in result.stdout and "lag-sticky" in result.stdout  # `assignframe plugins`
     assert "(follow-up)" in result.stdout  # the cooperative replay's second round
-    for made in ("snapshots.jsonl", "audit-out/summary.json", "audit.html", "sim.html"):
-        assert (clone / made).stat().st_size > 0, made
-    assert (clone / "assignframe-demo" / "report.html").stat().st_size > 100_000
+    out = clone / "out"
+    for made in ("snapshots.jsonl", "audit/summary.json", "audit/migration.csv", "audit.html",
+                 "sim.html"):
+        assert (out / made).stat().st_size > 0, made
+    assert (out / "demo" / "report.html").stat().st_size > 100_000
+    # everything written is in out/ (git ignores it) or the virtualenv: the clone stays clean
+    assert {p.name for p in clone.iterdir()} - before <= {"out", ".venv"}
+    assert "/out/" in (clone / ".gitignore").read_text().splitlines()
 
 
 @pytest.mark.slow

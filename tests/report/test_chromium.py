@@ -13,7 +13,7 @@ import pytest
 from assignframe.audit import AuditOptions, run_audit, snapshot_view, write_fleet
 from assignframe.decode import decode_capture, snapshot_dicts
 from assignframe.decode.jsonl import json_line
-from assignframe.report import ReportPage, write_report
+from assignframe.report import ReportPage, simulation_page_path, write_report
 from assignframe.simulate import load_scenario, shipped_scenarios, simulate
 from assignframe.testing import shared_path
 
@@ -80,6 +80,12 @@ def report(tmp_path_factory):
     )
 
 
+@pytest.fixture(scope="module")
+def pages(report):
+    """The report's two pages: the main one (audit, captures) and its simulations beside it."""
+    return {"main": report, "simulations": simulation_page_path(report)}
+
+
 def _owned_cells(report):
     """How many cells the first view of every heatmap must draw, from the embedded data."""
     data = json.loads(report.read_text().split('id="report-data">')[1].split("</script>")[0])
@@ -91,21 +97,30 @@ def _count(pattern, text):
     return len(re.findall(pattern, text))
 
 
-def test_scripts_render_heatmaps_and_charts(browser, report):
-    dom = browser.dom(report)
-    assert 'data-render="ok"' in dom, "the page's script did not finish"
-    assert '<div id="render-error"' not in dom
-    placeholders = _count(r'data-viz-id="v\d+"', dom)
-    assert f'data-viz-count="{placeholders}"' in dom
-    heatmaps = _count(r'<svg[^>]*class="heatmap"', dom)
-    assert heatmaps >= 3 + 2 + 1  # worst groups, simulation runs, the captured group
-    assert _count(r'<rect[^>]*class="cell"', dom) == _owned_cells(
-        report
-    )  # every owned partition drawn
-    assert _count(r'<svg[^>]*class="chart bars"', dom) >= 4
-    assert _count(r'<svg[^>]*class="chart lines"', dom) >= 2
-    assert _count(r'<rect[^>]*class="bar"', dom) > 10 and "<polyline" in dom
-    assert _count(r'class="heatmap-select"', dom) >= 3  # strategy / step pickers built by JS
+def test_scripts_render_heatmaps_and_charts(browser, pages):
+    doms = {name: browser.dom(page) for name, page in pages.items()}
+    for name, dom in doms.items():
+        assert 'data-render="ok"' in dom, f"the {name} page's script did not finish"
+        assert '<div id="render-error"' not in dom
+        placeholders = _count(r'data-viz-id="v\d+"', dom)
+        assert f'data-viz-count="{placeholders}"' in dom
+        assert _count(r'<rect[^>]*class="cell"', dom) == _owned_cells(
+            pages[name]
+        )  # every owned partition drawn
+    main, simulations = doms["main"], doms["simulations"]
+    assert _count(r'<svg[^>]*class="heatmap"', main) >= 3 + 1  # worst groups, the captured one
+    assert _count(r'<svg[^>]*class="heatmap"', simulations) >= 2  # simulation runs
+    assert _count(r'<svg[^>]*class="chart bars"', main) >= 4
+    assert _count(r'<svg[^>]*class="chart lines"', simulations) >= 2
+    assert _count(r'<rect[^>]*class="bar"', main) > 10 and "<polyline" in simulations
+    assert _count(r'class="heatmap-select"', main) >= 3  # strategy / step pickers built by JS
+
+
+def test_the_main_page_links_its_simulations(pages):
+    main = pages["main"].read_text()
+    assert f'<a href="{pages["simulations"].name}">' in main
+    assert '<section id="simulations"' in pages["simulations"].read_text()
+    assert len(main) < len(pages["simulations"].read_text()) * 3  # the steps are not on it
 
 
 def test_screenshot_is_a_real_picture(browser, report, tmp_path):
@@ -128,38 +143,41 @@ def test_a_broken_visual_shows_the_error_marker(browser, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def checks(chromium, report, tmp_path_factory):
-    """What :data:`conftest.PAGE_CHECKS` measured in the rendered page, every <details> open."""
+def checks(chromium, pages, tmp_path_factory):
+    """What :data:`conftest.PAGE_CHECKS` measured in each rendered page, every <details> open."""
     from .conftest import Browser
 
-    return Browser(chromium, tmp_path_factory.mktemp("profile")).measure(report)
+    browser = Browser(chromium, tmp_path_factory.mktemp("profile"))
+    return {name: browser.measure(page) for name, page in pages.items()}
 
 
 def _embedded(report):
     return json.loads(report.read_text().split('id="report-data">')[1].split("</script>")[0])
 
 
-def test_count_axes_tick_whole_numbers(checks, report):
-    specs = [v for v in _embedded(report)["visuals"].values() if v.get("counts")]
-    assert specs, "the report has count charts"
-    ticks = checks["count_ticks"]
-    assert len(ticks) >= 3 * len([s for s in specs if max(_values(s)) > 0])
-    assert all(float(t.replace(",", "")).is_integer() for t in ticks), ticks
+def test_count_axes_tick_whole_numbers(checks, pages):
+    for name, page in pages.items():
+        specs = [v for v in _embedded(page)["visuals"].values() if v.get("counts")]
+        assert specs, f"the {name} page has count charts"
+        ticks = checks[name]["count_ticks"]
+        assert len(ticks) >= 3 * len([s for s in specs if max(_values(s)) > 0])
+        assert all(float(t.replace(",", "")).is_integer() for t in ticks), ticks
 
 
 def test_charts_are_as_wide_as_the_page(checks):
-    assert checks["charts"] >= 6
-    narrow = [c for c in checks["chart_widths"] if c["width"] < 0.9 * c["holder"]]
-    assert not narrow
+    assert checks["main"]["charts"] >= 4 and checks["simulations"]["charts"] >= 4
+    for measured in checks.values():
+        narrow = [c for c in measured["chart_widths"] if c["width"] < 0.9 * c["holder"]]
+        assert not narrow
 
 
 def test_every_colour_has_a_legend_entry(checks):
-    assert checks["coloured_visuals"] >= 10
-    assert checks["legend_missing"] == []
+    assert sum(c["coloured_visuals"] for c in checks.values()) >= 10
+    assert [c["legend_missing"] for c in checks.values()] == [[], []]
 
 
 def test_member_labels_keep_the_start_of_the_id(checks):
-    labels = checks["member_labels"]
+    labels = checks["main"]["member_labels"] + checks["simulations"]["member_labels"]
     long_ids = [(member, text) for member, text in labels if len(member) > 28]
     assert long_ids, "the captured Java members have long ids"
     for member, text in labels:
@@ -169,39 +187,43 @@ def test_member_labels_keep_the_start_of_the_id(checks):
             assert text.startswith(member[:19]) and "…" in text and member.endswith(text[-8:])
 
 
-def test_all_zero_charts_are_a_sentence(checks, report):
-    zero = {
-        viz_id: v["when_all_zero"]
-        for viz_id, v in _embedded(report)["visuals"].items()
-        if v["type"] != "heatmap" and max(_values(v)) == 0
-    }
-    assert zero, "the fixture has a chart with nothing to show"
-    assert dict(checks["all_zero"]) == zero
-    assert not set(checks["drawn_charts"]) & set(zero)
+def test_all_zero_charts_are_a_sentence(checks, pages):
+    found = 0
+    for name, page in pages.items():
+        zero = {
+            viz_id: v["when_all_zero"]
+            for viz_id, v in _embedded(page)["visuals"].items()
+            if v["type"] != "heatmap" and max(_values(v)) == 0
+        }
+        found += len(zero)
+        assert dict(checks[name]["all_zero"]) == zero
+        assert not set(checks[name]["drawn_charts"]) & set(zero)
+    assert found, "the fixture has a chart with nothing to show"
 
 
-def test_many_runs_become_small_multiples(checks, report):
+def test_many_runs_become_small_multiples(checks, pages):
     many = [
         v
-        for v in _embedded(report)["visuals"].values()
+        for v in _embedded(pages["simulations"])["visuals"].values()
         if v["type"] == "lines" and len(v["series"]) > 4 and max(_values(v)) > 0
     ]
     assert many, "the lag-aware scenario runs every installed strategy"
-    assert checks["panels"] == sum(len(v["series"]) for v in many)
+    assert checks["simulations"]["panels"] == sum(len(v["series"]) for v in many)
 
 
 def test_a_zero_bar_says_0_and_a_missing_value_says_so(checks):
     """A bar of nothing beside bars of something reads as missing data unless it says 0; a
     value that does not exist (a strategy that failed everywhere) is "–", never 0."""
-    assert checks["zero_bars"] > 0  # the fixture report has strategies that move nothing
-    assert checks["zero_labels"] == checks["zero_bars"]
-    assert checks["no_value_bars"] > 0  # the failing strategy's means
-    assert checks["no_value_labels"] == checks["no_value_bars"]
+    main = checks["main"]
+    assert main["zero_bars"] > 0  # the fixture report has strategies that move nothing
+    assert main["zero_labels"] == main["zero_bars"]
+    assert main["no_value_bars"] > 0  # the failing strategy's means
+    assert main["no_value_labels"] == main["no_value_bars"]
 
 
 def test_no_label_is_clipped(checks):
-    assert checks["texts"] > 300  # labels were measured
-    assert checks["clipped"] == []
+    assert sum(c["texts"] for c in checks.values()) > 300  # labels were measured
+    assert [c["clipped"] for c in checks.values()] == [[], []]
 
 
 @pytest.fixture(scope="module")
@@ -216,7 +238,7 @@ def simulation_page(tmp_path_factory):
 def test_screenshots_to_look_at(browser, report, simulation_page, tmp_path):
     """The report's top and the simulation page, kept for a person to look at (paths printed
     with ``pytest -s``); each a real picture, not a blank page."""
-    for page in (report, simulation_page):
+    for page in (report, simulation_page_path(report), simulation_page):
         shot = browser.screenshot(page, tmp_path / f"{page.stem}.png", height=1800)
         assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 100_000
         print(f"screenshot: {shot}")

@@ -8,7 +8,7 @@ import assignframe_codec as codec
 from audit_snapshots import snapshot_row
 
 from assignframe.audit.group import audit_group
-from assignframe.audit.replay import AuditContext
+from assignframe.audit.rerun import AuditContext
 from assignframe.report import render_report
 from assignframe.report.groups import group_card
 from assignframe.report.page import ReportPage
@@ -49,4 +49,27 @@ def test_a_consumer_protocol_simulation_shows_hand_over_times():
     page = render_report(simulations=[result])
     assert "unowned (longest)" in page
     assert "Hand-over: longest time a partition had no owner (s)" in page
-    assert "8 (max 8.75 s)" in page  # the conversion step: server range recomputes
+    # the conversion step: server range recomputes; hand-overs as docs/simulate.md derives them
+    assert "8 (max 3.75 s)" in page
+
+
+def test_a_refused_upgrade_never_shows_its_prediction_as_if_it_happened():
+    html, _ = _card(_detail(b"\x01"))
+    section = html[html.index("Migration to the consumer protocol") :]
+    assert "Not what happens now (the upgrade does not happen)" in section
+    assert section.index("KAFKA-18134") < section.index("Not what happens now")
+
+
+def test_an_invalid_prediction_is_shown_invalid_never_0_moved():
+    detail = _detail(None)
+    predicted = detail["migration"]["predicted"][0]
+    predicted["valid"] = False
+    predicted["metrics"] = {**predicted["metrics"], "valid": False, "partitions_moved": 0,
+                            "problems": "double-owned: t-0; unowned: t-2"}
+    html, page = _card(detail)
+    row = re.search(r"<tr[^>]*><td[^>]*>server:uniform</td>(.*?)</tr>", html).group(1)
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)
+    assert "invalid: double-owned: t-0; unowned: t-2" in cells
+    assert cells[-1] == "–"  # no wait is predicted for a target that cannot be
+    bars = [v for v in page.visuals.values() if v["type"] == "bars" and "migrating" in v["title"]]
+    assert bars[0]["series"][0]["values"][0] is None  # drawn "–", not a bar of 0

@@ -79,7 +79,8 @@ def test_sections_in_order():
         ],
     )
     order = [
-        page.index(f'<section id="{s}"') for s in ("fleet", "worst", "simulations", "captures")
+        page.index(f'<section id="{s}"')
+        for s in ("verdict", "worst", "fleet", "simulations", "captures")
     ]
     assert order == sorted(order)
 

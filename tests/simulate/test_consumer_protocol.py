@@ -6,10 +6,10 @@ import pytest
 import yaml
 
 from assignframe import GroupAssignment, Strategy, hookimpl
-from assignframe.consumer_group import choose_server_assignor, reconcile, upgrade_refusal
 from assignframe.errors import ScenarioError
 from assignframe.model import MemberAssignment, TopicPartition
 from assignframe.plugins import PluginManager
+from assignframe.rebalance.consumer_group import choose_server_assignor, upgrade_refusal
 from assignframe.simulate import load_scenario, parse_scenario, shipped_scenarios, simulate
 
 SCENARIOS = {p.stem: p for p in shipped_scenarios()}
@@ -22,28 +22,56 @@ def _only_run(result):
     return run
 
 
-def test_a_partition_waits_for_its_old_owners_revocation():
-    # A heartbeats at 0, 1000, ...; B (second of two) at 500, 1500, ...  A revokes t-0 at 0 and
-    # acknowledges at 1000; B gets it at its next heartbeat, 1500: 1.5 s without an owner.
-    owned = GroupAssignment.from_partitions({"A": [T0], "B": []})
-    target = GroupAssignment.from_partitions({"A": [], "B": [T0]})
-    result = reconcile(owned, target, heartbeat_interval_ms=1000)
-    assert result.unowned_ms == {T0: 1500}
-    assert result.revoked == {"A": (T0,)}
-    assert result.heartbeats == 2
+def _with_options(name, **options):
+    document = yaml.safe_load(SCENARIOS[name].read_text(encoding="utf-8"))
+    document["options"].update(options)
+    return parse_scenario(document, str(SCENARIOS[name]))
 
 
-def test_batching_delays_the_target_but_not_the_hand_over():
-    owned = GroupAssignment.from_partitions({"A": [T0], "B": []})
-    target = GroupAssignment.from_partitions({"A": [], "B": [T0]})
-    result = reconcile(owned, target, heartbeat_interval_ms=1000, assignment_interval_ms=3000)
-    assert result.unowned_ms == {T0: 1500}  # revoked at 3000, owned again at 4500
+def _handovers(step):
+    return {(tuple(h["partition"]), h["from"], h["to"]): h["unowned_ms"] for h in step["handovers"]}
 
 
-def test_a_free_partition_goes_to_its_owner_at_its_first_heartbeat():
-    owned = GroupAssignment.from_partitions({"A": [], "B": []})
-    target = GroupAssignment.from_partitions({"A": [], "B": [T0]})
-    assert reconcile(owned, target, heartbeat_interval_ms=1000).unowned_ms == {T0: 500}
+def test_range_conversion_hand_over_as_docs_simulate_derives_it():
+    # 4 members, C0 upgrades (a new member id: it joins at 0); C1, C2, C3 heartbeat at 1.25,
+    # 2.5, 3.75 s (I = 5 s, m = 3: j * I / 4). Each old owner learns of its revocation at its own
+    # heartbeat and the Java consumer acknowledges at once; the new owner takes the partition at
+    # its next heartbeat: C0 at 5 s, C1 at 6.25 s, C2 at 7.5 s.
+    step = _only_run(simulate(load_scenario(SCENARIOS["cooperative-sticky-to-consumer-range"])))
+    converted = step["steps"][1]
+    moved = {k: v for k, v in _handovers(converted).items() if k[1] is not None}
+    assert moved == {
+        (("orders", 4), "C1", "C2"): 2500 - 1250,
+        (("orders", 1), "C1", "C0"): 5000 - 1250,
+        (("payments", 0), "C2", "C0"): 5000 - 2500,
+        (("orders", 2), "C2", "C1"): 6250 - 2500,
+        (("orders", 5), "C3", "C2"): 7500 - 3750,
+    }
+    assert converted["max_unowned_ms"] == 3750 and converted["heartbeats"] == 2
+    # a client that acknowledges only at its next regular heartbeat: one interval more
+    slow = _only_run(
+        simulate(_with_options("cooperative-sticky-to-consumer-range", revoke_after_heartbeats=1))
+    )
+    assert slow["steps"][1]["max_unowned_ms"] == 8750 and slow["steps"][1]["heartbeats"] == 3
+
+
+def test_uniform_join_hand_over_as_docs_simulate_derives_it():
+    # C4 joins at 0; C0..C3 heartbeat at 1, 2, 3, 4 s (m = 4: j * 5 s / 5). C0 and C1 give up
+    # orders-3 and orders-4 at 1 and 2 s; C4, waiting since its join, takes both at 5 s.
+    run = _only_run(simulate(load_scenario(SCENARIOS["cooperative-sticky-to-consumer-uniform"])))
+    joined = run["steps"][5]
+    assert _handovers(joined) == {
+        (("orders", 3), "C0", "C4"): 4000,
+        (("orders", 4), "C1", "C4"): 3000,
+    }
+    waiting = [t for t in joined["reconciliation"] if t["member"] == "C4"]
+    assert waiting[0]["at_ms"] == 0 and waiting[0]["state"] == "UNRELEASED_PARTITIONS"
+    assert waiting[0]["unreleased"] == [["orders", 3], ["orders", 4]]
+    assert waiting[0]["epoch"] == joined["generation"]  # at the target epoch while it waits
+    slow = _only_run(
+        simulate(_with_options("cooperative-sticky-to-consumer-uniform", revoke_after_heartbeats=1))
+    )
+    assert slow["steps"][5]["max_unowned_ms"] == 9000
 
 
 def test_the_most_popular_member_assignor_wins_else_the_brokers_first():
@@ -163,6 +191,14 @@ def test_upgrade_refusal_names_the_members():
         ("heartbeat_interval_ms: 0", "options.heartbeat_interval_ms: expected an integer >= 1"),
         ("assignment_interval_ms: x", "options.assignment_interval_ms: expected an integer >= 0"),
         ("server_assignors: 3", "options.server_assignors"),
+        (
+            "revoke_after_heartbeats: -1",
+            "options.revoke_after_heartbeats: expected an integer >= 0",
+        ),
+        (
+            "owned_partitions: sometimes",
+            "options.owned_partitions: expected one of when_changed, always, got 'sometimes'",
+        ),
     ],
 )
 def test_bad_consumer_options_are_one_clear_error_naming_the_field(option, message):
@@ -178,9 +214,9 @@ def test_an_unknown_server_assignor_fails_its_run_and_names_it():
 
 
 def test_targets_chain_through_the_record_round_trip():
-    from assignframe.consumer_group import chained_target, topic_id
     from assignframe.model import Cluster, GroupSubscription, Member
     from assignframe.plugins import get_plugin_manager
+    from assignframe.rebalance.consumer_group import chained_target, topic_id
 
     group = GroupSubscription(
         {m: Member(m, ("a", "b")) for m in ("m1", "m2", "m3")}, Cluster({"a": 4, "b": 3})

@@ -143,6 +143,8 @@ from .api_types import (  # noqa: E402 - a block of its own, so merges stay clea
     LeaveGroupRequestMember,
     LeaveGroupResponse,
     LeaveGroupResponseMember,
+    MetadataRequest,
+    MetadataRequestTopic,
     MetadataResponse,
     MetadataResponseBroker,
     MetadataResponsePartition,
@@ -183,6 +185,8 @@ __all__ += [
     "LeaveGroupRequestMember",
     "LeaveGroupResponse",
     "LeaveGroupResponseMember",
+    "MetadataRequest",
+    "MetadataRequestTopic",
     "MetadataResponse",
     "MetadataResponseBroker",
     "MetadataResponsePartition",
@@ -201,5 +205,44 @@ __all__ += [
     "request_header_version",
     "response_header_version",
     "version_prefix",
+]
+
+# --- the cluster reader's requests, built per version, and its batched responses (issue 21) --
+from .admin_messages import (  # noqa: E402
+    COORDINATOR_GROUP,
+    COORDINATOR_SHARE,
+    COORDINATOR_TRANSACTION,
+    Coordinator,
+    OffsetFetchGroup,
+    api_versions_request,
+    coordinators,
+    describe_cluster_request,
+    describe_groups_request,
+    find_coordinator_request,
+    group_describe_request,
+    list_groups_request,
+    list_offsets_request,
+    metadata_request,
+    offset_fetch_groups,
+    offset_fetch_request,
+)
+
+__all__ += [
+    "COORDINATOR_GROUP",
+    "COORDINATOR_SHARE",
+    "COORDINATOR_TRANSACTION",
+    "Coordinator",
+    "OffsetFetchGroup",
+    "api_versions_request",
+    "coordinators",
+    "describe_cluster_request",
+    "describe_groups_request",
+    "find_coordinator_request",
+    "group_describe_request",
+    "list_groups_request",
+    "list_offsets_request",
+    "metadata_request",
+    "offset_fetch_groups",
+    "offset_fetch_request",
 ]
 __all__.sort()  # one sorted list, extended block by block

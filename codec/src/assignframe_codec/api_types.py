@@ -24,6 +24,8 @@ __all__ = [
     "LeaveGroupRequestMember",
     "LeaveGroupResponse",
     "LeaveGroupResponseMember",
+    "MetadataRequest",
+    "MetadataRequestTopic",
     "MetadataResponse",
     "MetadataResponseBroker",
     "MetadataResponsePartition",
@@ -35,6 +37,27 @@ ZERO_UUID = bytes(16)
 
 
 # --------------------------------------------------------------------------- Metadata
+@dataclass(frozen=True, kw_only=True)
+class MetadataRequestTopic(Message):
+    topic_id: bytes = ZERO_UUID
+    name: str | None
+    unknown_tagged_fields: TaggedFieldList = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetadataRequest(Message):
+    """``topics`` None: every topic (v1+); at v0 an empty tuple asks for every topic."""
+
+    version: int
+    topics: tuple[MetadataRequestTopic, ...] | None
+    allow_auto_topic_creation: bool = True
+    include_cluster_authorized_operations: bool = False
+    include_topic_authorized_operations: bool = False
+    unknown_tagged_fields: TaggedFieldList = ()
+
+    _elements: ClassVar[Mapping[str, type[Message]]] = {"topics": MetadataRequestTopic}
+
+
 @dataclass(frozen=True, kw_only=True)
 class MetadataResponseBroker(Message):
     node_id: int

@@ -1,21 +1,25 @@
 """The other request/response bodies ``assignframe.decode`` reads, declared like their schemas.
 
-Metadata (partition counts), CreateTopics (requested partition counts), LeaveGroup (who
-leaves), Heartbeat (errors, generations) and ApiVersions (client software, KIP-511). Every field
-of every version is declared, so a body is walked exactly as Java walks it; context parameters
-``version`` and ``flexible`` as in :mod:`.group`. Schemas: clients/src/main/resources/common/
-message/<Name>.json; the flexible thresholds come from :mod:`.tables`.
+Metadata (partition counts; its request too, for the cluster reader), CreateTopics (requested
+partition counts), LeaveGroup (who leaves), Heartbeat (errors, generations) and ApiVersions
+(client software, KIP-511). Every field of every version is declared, so a body is walked
+exactly as Java walks it; context parameters ``version`` and ``flexible`` as in :mod:`.group`.
+Schemas: clients/src/main/resources/common/message/<Name>.json; the flexible thresholds come
+from :mod:`.tables`. Metadata's topic ids are raw 16-byte ``bytes`` here (``assignframe decode``
+reads them so), unlike the Kafka uuid strings of the generated kinds.
 """
 
 from __future__ import annotations
 
 from construct import Struct
 
+from .api_types import NO_AUTHORIZED_OPERATIONS
 from .primitives import (
     Array,
     Bool,
     Int16,
     Int32,
+    NullableArray,
     NullableString,
     NullableStringSince,
     Since,
@@ -32,12 +36,31 @@ __all__ = [
     "HEARTBEAT_RESPONSE",
     "LEAVE_GROUP_REQUEST",
     "LEAVE_GROUP_RESPONSE",
+    "METADATA_REQUEST",
     "METADATA_RESPONSE",
 ]
 
-_NO_OPERATIONS = -(2 ** 31)
-
 # --------------------------------------------------------------------------- Metadata
+METADATA_REQUEST_TOPIC = Struct(
+    ValidVersions(0, 13, "MetadataRequestTopic"),
+    "topic_id" / Since(10, Uuid, default=bytes(16), ignorable=True),    # 10+
+    "name" / NullableStringSince(10),                                   # 0+, nullable 10+
+    "tagged_fields" / TaggedFields,                                     # 9+
+)
+
+METADATA_REQUEST = Struct(
+    "topics" / NullableArray(METADATA_REQUEST_TOPIC, since=1),          # 0+, nullable 1+
+    "allow_auto_topic_creation" / Since(4, Bool, default=True),         # 4+
+    "include_cluster_authorized_operations" / Since(8, Bool, last=10, default=False),  # 8-10
+    "include_topic_authorized_operations" / Since(8, Bool, default=False),  # 8+
+    "tagged_fields" / TaggedFields,                                     # 9+
+)
+METADATA_REQUEST.__doc__ = """MetadataRequest v0-13, flexible 9+, api key 3.
+
+Follows clients/src/main/resources/common/message/MetadataRequest.json. ``topics``: at v0 an
+empty array means every topic; from v1 null means every topic and empty means none.
+"""
+
 METADATA_RESPONSE_BROKER = Struct(
     ValidVersions(0, 13, "MetadataResponseBroker"),
     "node_id" / Int32,                                                  # 0+
@@ -66,7 +89,7 @@ METADATA_RESPONSE_TOPIC = Struct(
     "topic_id" / Since(10, Uuid, default=bytes(16), ignorable=True),    # 10+
     "is_internal" / Since(1, Bool, default=False, ignorable=True),      # 1+
     "partitions" / Array(METADATA_RESPONSE_PARTITION),                  # 0+
-    "topic_authorized_operations" / Since(8, Int32, default=_NO_OPERATIONS),  # 8+
+    "topic_authorized_operations" / Since(8, Int32, default=NO_AUTHORIZED_OPERATIONS),  # 8+
     "tagged_fields" / TaggedFields,                                     # 9+
 )
 
@@ -76,7 +99,8 @@ METADATA_RESPONSE = Struct(
     "cluster_id" / Since(2, NullableString, ignorable=True),            # 2+, nullable 2+
     "controller_id" / Since(1, Int32, default=-1, ignorable=True),      # 1+
     "topics" / Array(METADATA_RESPONSE_TOPIC),                          # 0+
-    "cluster_authorized_operations" / Since(8, Int32, last=10, default=_NO_OPERATIONS),
+    "cluster_authorized_operations" / Since(8, Int32, last=10,          # 8-10
+                                            default=NO_AUTHORIZED_OPERATIONS),
     "error_code" / Since(13, Int16, default=0, ignorable=True),         # 13+
     "tagged_fields" / TaggedFields,                                     # 9+
 )

@@ -33,7 +33,7 @@ from .errors import (
     UnknownKindError,
     reporting,
 )
-from .flexible import NullableStruct, Tag, TaggedSection, Uuid
+from .flexible import NullableStruct, Tag, TaggedSection, Uuid, message_struct, nested_struct
 from .flexible_models import FlexibleFormat, as_model
 from .primitives import (
     Array,
@@ -65,13 +65,8 @@ _ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA"
 _INT16 = _struct_module.Struct(">h")
 
 
-def _fields(*fields) -> Struct:
-    """A struct ending with its tagged section (absent in classic versions, e.g. keys)."""
-    return Struct(*fields, "tagged_fields" / TaggedSection())
-
-
 def _nested(name: str, *fields) -> Struct:
-    return Struct(ValidVersions(0, 0, name), *fields, "tagged_fields" / TaggedSection())
+    return nested_struct(name, 0, *fields)
 
 
 def _without_tags(declaration: Struct) -> tuple:
@@ -80,14 +75,14 @@ def _without_tags(declaration: Struct) -> tuple:
 
 
 # --------------------------------------------------------------------------- keys (version 0)
-_GROUP_KEY = _fields("group_id" / String)
-_MEMBER_KEY = _fields("group_id" / String, "member_id" / String)
-_OFFSET_COMMIT_KEY = _fields(*records.OFFSET_COMMIT_KEY.subcons)     # group, topic, partition
-_GROUP_METADATA_KEY = _fields(*records.GROUP_METADATA_KEY.subcons)   # group
-_REGEX_KEY = _fields("group_id" / String, "regular_expression" / String)
+_GROUP_KEY = message_struct("group_id" / String)
+_MEMBER_KEY = message_struct("group_id" / String, "member_id" / String)
+_OFFSET_COMMIT_KEY = message_struct(*records.OFFSET_COMMIT_KEY.subcons)  # group, topic, partition
+_GROUP_METADATA_KEY = message_struct(*records.GROUP_METADATA_KEY.subcons)  # group
+_REGEX_KEY = message_struct("group_id" / String, "regular_expression" / String)
 
 # --------------------------------------------------------------------------- values
-_LEGACY_OFFSET_COMMIT_VALUE = _fields(
+_LEGACY_OFFSET_COMMIT_VALUE = message_struct(
     "offset" / Int64,
     "metadata" / String,
     "commit_timestamp" / Int64,
@@ -106,7 +101,7 @@ _CONSUMER_GROUP_METADATA_VALUE = Struct(
     "epoch" / Int32,
     "tagged_fields" / TaggedSection(Tag(0, "metadata_hash", Int64, default=0)),  # KIP-1101
 )
-_SHARE_GROUP_METADATA_VALUE = _fields("epoch" / Int32, "metadata_hash" / Int64)
+_SHARE_GROUP_METADATA_VALUE = message_struct("epoch" / Int32, "metadata_hash" / Int64)
 
 
 def _assignment_metadata() -> Struct:
@@ -152,7 +147,7 @@ _CONSUMER_GROUP_MEMBER_METADATA_VALUE = Struct(
         default={"session_timeout_ms": 0, "supported_protocols": []})),
 )
 
-_CONSUMER_GROUP_PARTITION_METADATA_VALUE = _fields(
+_CONSUMER_GROUP_PARTITION_METADATA_VALUE = message_struct(
     "topics" / Array(_nested(
         "TopicMetadata",
         "topic_id" / Uuid,
@@ -169,20 +164,20 @@ _CURRENT_MEMBER_ASSIGNMENT_HEAD = (
     "state" / Int8,
 )
 
-_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE = _fields(
+_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE = message_struct(
     *_CURRENT_MEMBER_ASSIGNMENT_HEAD,
     "assigned_partitions" / Array(_topic_partitions(epochs=True)),
     "partitions_pending_revocation" / Array(_topic_partitions(epochs=True)),
 )
 
-_SHARE_GROUP_MEMBER_METADATA_VALUE = _fields(
+_SHARE_GROUP_MEMBER_METADATA_VALUE = message_struct(
     "rack_id" / NullableString,
     "client_id" / String,
     "client_host" / String,
     "subscribed_topic_names" / Array(String),
 )
 
-_SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE = _fields(
+_SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE = message_struct(
     *_CURRENT_MEMBER_ASSIGNMENT_HEAD,
     "assigned_partitions" / Array(_topic_partitions()),
 )
@@ -195,13 +190,13 @@ def _share_topics(*, partitions: bool) -> KafkaArray:
     return Array(_nested("TopicPartitionsInfo" if partitions else "TopicInfo", *fields))
 
 
-_SHARE_GROUP_STATE_PARTITION_METADATA_VALUE = _fields(
+_SHARE_GROUP_STATE_PARTITION_METADATA_VALUE = message_struct(
     "initializing_topics" / _share_topics(partitions=True),
     "initialized_topics" / _share_topics(partitions=True),
     "deleting_topics" / _share_topics(partitions=False),
 )
 
-_CONSUMER_GROUP_REGULAR_EXPRESSION_VALUE = _fields(
+_CONSUMER_GROUP_REGULAR_EXPRESSION_VALUE = message_struct(
     "topics" / Array(String),
     "version" / Int64,
     "timestamp" / Int64,
@@ -216,7 +211,7 @@ _STREAMS_GROUP_METADATA_VALUE = Struct(
         Tag(3, "failed_description_topology_epoch", Int32, default=-1)),
 )
 
-_STREAMS_GROUP_MEMBER_METADATA_VALUE = _fields(
+_STREAMS_GROUP_MEMBER_METADATA_VALUE = message_struct(
     "instance_id" / NullableString,
     "rack_id" / NullableString,
     "client_id" / String,
@@ -230,17 +225,17 @@ _STREAMS_GROUP_MEMBER_METADATA_VALUE = _fields(
 
 _TASK_KINDS = ("active_tasks", "standby_tasks", "warmup_tasks")
 
-_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER_VALUE = _fields(
+_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER_VALUE = message_struct(
     *(name / Array(_task_ids()) for name in _TASK_KINDS))
 
-_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE = _fields(
+_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE = message_struct(
     *_CURRENT_MEMBER_ASSIGNMENT_HEAD,
     *(name / Array(_task_ids(epochs=True)) for name in _TASK_KINDS),
     *(f"{name}_pending_revocation" / Array(_task_ids(epochs=True)) for name in _TASK_KINDS),
 )
 
 # StreamsGroupTopologyValue's subtopology table is the heartbeat request's, field for field.
-_STREAMS_GROUP_TOPOLOGY_VALUE = _fields(
+_STREAMS_GROUP_TOPOLOGY_VALUE = message_struct(
     "epoch" / Int32,
     "subtopologies" / Array(kip848.SUBTOPOLOGY),
 )
@@ -275,7 +270,7 @@ def _record(record_type, name, key, value, highest=0, flexible_from=0) -> Record
                       FlexibleFormat(f"{name}Value", value), highest, flexible_from)
 
 
-_TOPIC_PARTITIONS_VALUE = _fields("topic_partitions" / Array(_topic_partitions()))
+_TOPIC_PARTITIONS_VALUE = message_struct("topic_partitions" / Array(_topic_partitions()))
 
 RECORD_TYPES: dict[int, RecordType] = {record.record_type: record for record in (
     _record(0, "LegacyOffsetCommit", _OFFSET_COMMIT_KEY, _LEGACY_OFFSET_COMMIT_VALUE,

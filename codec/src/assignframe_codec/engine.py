@@ -22,12 +22,19 @@ from .errors import CodecError, EncodeError, MalformedError
 from .primitives import KafkaArray, Since
 from .types import UNKNOWN_TAGS, Message
 
-__all__ = ["Format", "as_bytes", "from_value", "to_build_dict", "to_model"]
+__all__ = [
+    "COMPILED_PARSE_REFUSALS",
+    "Format",
+    "as_bytes",
+    "from_value",
+    "to_build_dict",
+    "to_model",
+]
 
 M = TypeVar("M", bound=Message)
 #: how generated parsers refuse bytes: our helpers' CodecError, construct's own errors, and
 #: struct.error from the int fields' inlined unpack; anything else is a bug and propagates
-_COMPILED_PARSE_REFUSALS = (CodecError, ConstructError, struct.error)
+COMPILED_PARSE_REFUSALS = (CodecError, ConstructError, struct.error)
 _PATH_NOISE = re.compile(r"^\((?:parsing|building)\)(?: -> )?")
 
 
@@ -48,7 +55,7 @@ class Format(Generic[M]):
         """Parse from ``start``; returns ``(container, end_offset)``. Trailing bytes are left."""
         try:
             return _run_parse(self.compiled, data, start, version, flexible)
-        except _COMPILED_PARSE_REFUSALS:  # generated code has no path; re-run for the report
+        except COMPILED_PARSE_REFUSALS:  # generated code has no path; re-run for the report
             pass
         try:
             return _run_parse(self.struct, data, start, version, flexible)

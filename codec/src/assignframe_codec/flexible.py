@@ -26,13 +26,22 @@ from collections.abc import Mapping
 from io import BytesIO
 from typing import Any
 
-from construct import Construct, FormatField, SizeofError, Subconstruct
+from construct import Construct, FormatField, SizeofError, Struct, Subconstruct
 
 from . import wire
 from .errors import CodecError, EncodeError, TruncatedError
+from .primitives import ValidVersions
 from .types import UNKNOWN_TAGS
 
-__all__ = ["NullableStruct", "Tag", "TaggedSection", "Uint16", "Uuid"]
+__all__ = [
+    "NullableStruct",
+    "Tag",
+    "TaggedSection",
+    "Uint16",
+    "Uuid",
+    "message_struct",
+    "nested_struct",
+]
 
 _FLEXIBLE = "this['_params']['flexible']"
 _IMPORT = "from assignframe_codec.flexible import {}"
@@ -78,7 +87,7 @@ def read_tag_header(io: Any) -> int:
     """The count of a tagged section, refused when the bytes left cannot hold that many."""
     start = io.tell()
     count = wire.read_uvarint(io)
-    if count > wire.bytes_left(io):
+    if count and count > wire.bytes_left(io):  # most sections are empty: no seeks for them
         raise TruncatedError(f"{count} tagged field(s) cannot fit", offset=start)
     return count
 
@@ -343,3 +352,16 @@ class _Unsigned16(FormatField):
 
 
 Uint16 = _Unsigned16()
+
+
+# --------------------------------------------------------------------------- struct shapes
+def message_struct(*fields: Any, tags: tuple[Tag, ...] = ()) -> Struct:
+    """A top-level message or record struct: its fields, then its tagged section (known
+    ``tags`` and unknown ones; only defaults in versions that are not flexible)."""
+    return Struct(*fields, "tagged_fields" / TaggedSection(*tags))
+
+
+def nested_struct(name: str, highest: int, *fields: Any, tags: tuple[Tag, ...] = ()) -> Struct:
+    """A struct inside a message: Java refuses to read or write it above ``highest``."""
+    return Struct(ValidVersions(0, highest, name), *fields,
+                  "tagged_fields" / TaggedSection(*tags))

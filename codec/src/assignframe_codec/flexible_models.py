@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from construct import Construct, Renamed, Struct
+from construct import Construct, Container, Renamed, Struct
 
 from .engine import Format, as_bytes
 from .errors import CodecError, EncodeError, MalformedError
@@ -28,7 +28,7 @@ from .primitives import (
 )
 from .types import UNKNOWN_TAGS, Message
 
-__all__ = ["FlexibleFormat", "as_model", "message_model", "to_build", "to_model"]
+__all__ = ["FlexibleFormat", "as_model", "from_parsed", "message_model", "to_build", "to_model"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,7 +61,8 @@ def _nested_model(owner: str, name: str, inner: Construct) -> tuple[type[Message
 
 def _annotation(inner: Construct, nested: type[Message] | None, array: bool) -> str:
     """The field's type as a string (models are built at import time, never type-checked)."""
-    optional = isinstance(inner, NullableStruct) or getattr(inner, "nullable_from", None) == 0
+    nullable = getattr(inner, "nullable_from", None) is not None  # at some version at least
+    optional = nullable or isinstance(inner, NullableStruct)
     if array:
         text = f"tuple[{nested.__name__ if nested else 'Any'}, ...]"
     elif nested is not None:
@@ -116,6 +117,8 @@ def message_model(name: str, struct: Struct, *, top: bool = True) -> type[Messag
     model._message_version = message_version
     model._elements = {slot.name: slot.nested for slot in slots if slot.array and slot.nested}
     model._slots_plan = tuple(slots)
+    model._parsed_plan = tuple((slot.name, slot.nested, slot.array, slot.tagged, slot.raw_tags)
+                               for slot in slots)
     model.__module__ = __name__
     return model
 
@@ -196,6 +199,31 @@ def to_model(model: type[Message], container: Mapping[str, Any], **extra: Any) -
     return model(**kwargs)
 
 
+def from_parsed(model: type[Message], container: Any, **extra: Any) -> Any:
+    """What :func:`to_model` makes of a container that ``model``'s own declaration parsed, with
+    none of the checks a caller's dict needs: such a container holds every declared field
+    (absent ones at their default) and its known tags in its section. The decode hot path."""
+    if not isinstance(container, Container):  # a declared default (a plain dict)
+        return to_model(model, container, **extra)
+    section = container.get("tagged_fields")
+    kwargs = extra
+    for name, nested, array, tagged, raw in model._parsed_plan:  # type: ignore[attr-defined]
+        if raw:
+            kwargs[UNKNOWN_TAGS] = tuple(tuple(pair) for pair in container[name] or ())
+            continue
+        value = section[name] if tagged else container[name]
+        if value is not None:
+            if array:
+                value = tuple(value) if nested is None else tuple(
+                    [from_parsed(nested, item) for item in value])
+            elif nested is not None:
+                value = from_parsed(nested, value)
+        kwargs[name] = value
+    if isinstance(section, dict):
+        kwargs[UNKNOWN_TAGS] = tuple(tuple(pair) for pair in section[RAW_UNKNOWN])
+    return model(**kwargs)
+
+
 def _value_to_model(slot: _Slot, value: Any) -> Any:
     if value is None or isinstance(value, Message):
         return value
@@ -260,7 +288,7 @@ class FlexibleFormat(Format):
         if self.model._message_version:  # type: ignore[attr-defined]
             extra.setdefault("version", version)
         try:
-            return to_model(self.model, container, **extra)
+            return from_parsed(self.model, container, **extra)
         except TypeError as exc:  # pragma: no cover - a declaration/model mismatch
             raise MalformedError(f"{self.name}: {exc}") from None
 

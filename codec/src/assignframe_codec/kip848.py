@@ -12,48 +12,31 @@ from __future__ import annotations
 from construct import Struct
 
 from . import tables
-from .flexible import NullableStruct, TaggedSection, Uint16, Uuid
+from .flexible import NullableStruct, Uint16, Uuid, message_struct, nested_struct
 from .primitives import (
+    Array,
     Bool,
     Int8,
     Int16,
     Int32,
     Int64,
-    KafkaArray,
+    NullableArray,
     NullableString,
     Since,
     String,
-    ValidVersions,
 )
 
 __all__ = ["API_KEYS", "DECLARATIONS"]
 
 
-def Array(subcon) -> KafkaArray:  # noqa: N802 - reads like a type
-    return KafkaArray(subcon)
-
-
-def NullableArray(subcon) -> KafkaArray:  # noqa: N802
-    return KafkaArray(subcon, nullable_from=0)
-
-
-def _struct(name: str, highest: int, *fields) -> Struct:
-    """A nested struct: Java refuses to read or write it above its highest version."""
-    return Struct(ValidVersions(0, highest, name), *fields, "tagged_fields" / TaggedSection())
-
-
-def _top(*fields) -> Struct:
-    return Struct(*fields, "tagged_fields" / TaggedSection())
-
-
 # --------------------------------------------------------------------------- ConsumerGroup (68, 69)
 def _topic_partitions(highest: int) -> Struct:
-    return _struct("TopicPartitions", highest,
-                   "topic_id" / Uuid,
-                   "partitions" / Array(Int32))
+    return nested_struct("TopicPartitions", highest,
+                         "topic_id" / Uuid,
+                         "partitions" / Array(Int32))
 
 
-CONSUMER_GROUP_HEARTBEAT_REQUEST = _top(
+CONSUMER_GROUP_HEARTBEAT_REQUEST = message_struct(
     "group_id" / String,
     "member_id" / String,
     "member_epoch" / Int32,
@@ -66,14 +49,14 @@ CONSUMER_GROUP_HEARTBEAT_REQUEST = _top(
     "topic_partitions" / NullableArray(_topic_partitions(1)),
 )
 
-CONSUMER_GROUP_HEARTBEAT_RESPONSE = _top(
+CONSUMER_GROUP_HEARTBEAT_RESPONSE = message_struct(
     "throttle_time_ms" / Int32,
     "error_code" / Int16,
     "error_message" / NullableString,
     "member_id" / NullableString,
     "member_epoch" / Int32,
     "heartbeat_interval_ms" / Int32,
-    "assignment" / NullableStruct(_struct(
+    "assignment" / NullableStruct(nested_struct(
         "Assignment", 1,
         "topic_partitions" / Array(_topic_partitions(1)))),
 )
@@ -82,21 +65,21 @@ _DESCRIBE_REQUEST = (
     "group_ids" / Array(String),
     "include_authorized_operations" / Bool,
 )
-CONSUMER_GROUP_DESCRIBE_REQUEST = _top(*_DESCRIBE_REQUEST)
+CONSUMER_GROUP_DESCRIBE_REQUEST = message_struct(*_DESCRIBE_REQUEST)
 
 
 def _named_assignment(highest: int) -> Struct:
-    return _struct("Assignment", highest,
-                   "topic_partitions" / Array(_struct(
-                       "TopicPartitions", highest,
-                       "topic_id" / Uuid,
-                       "topic_name" / String,
-                       "partitions" / Array(Int32))))
+    return nested_struct("Assignment", highest,
+                         "topic_partitions" / Array(nested_struct(
+                             "TopicPartitions", highest,
+                             "topic_id" / Uuid,
+                             "topic_name" / String,
+                             "partitions" / Array(Int32))))
 
 
-CONSUMER_GROUP_DESCRIBE_RESPONSE = _top(
+CONSUMER_GROUP_DESCRIBE_RESPONSE = message_struct(
     "throttle_time_ms" / Int32,
-    "groups" / Array(_struct(
+    "groups" / Array(nested_struct(
         "DescribedGroup", 1,
         "error_code" / Int16,
         "error_message" / NullableString,
@@ -105,7 +88,7 @@ CONSUMER_GROUP_DESCRIBE_RESPONSE = _top(
         "group_epoch" / Int32,
         "assignment_epoch" / Int32,
         "assignor_name" / String,
-        "members" / Array(_struct(
+        "members" / Array(nested_struct(
             "Member", 1,
             "member_id" / String,
             "instance_id" / NullableString,
@@ -124,7 +107,7 @@ CONSUMER_GROUP_DESCRIBE_RESPONSE = _top(
 )
 
 # --------------------------------------------------------------------------- ShareGroup (76, 77)
-SHARE_GROUP_HEARTBEAT_REQUEST = _top(
+SHARE_GROUP_HEARTBEAT_REQUEST = message_struct(
     "group_id" / String,
     "member_id" / String,
     "member_epoch" / Int32,
@@ -134,11 +117,11 @@ SHARE_GROUP_HEARTBEAT_REQUEST = _top(
 
 SHARE_GROUP_HEARTBEAT_RESPONSE = CONSUMER_GROUP_HEARTBEAT_RESPONSE  # same table, v1 only
 
-SHARE_GROUP_DESCRIBE_REQUEST = _top(*_DESCRIBE_REQUEST)
+SHARE_GROUP_DESCRIBE_REQUEST = message_struct(*_DESCRIBE_REQUEST)
 
-SHARE_GROUP_DESCRIBE_RESPONSE = _top(
+SHARE_GROUP_DESCRIBE_RESPONSE = message_struct(
     "throttle_time_ms" / Int32,
-    "groups" / Array(_struct(
+    "groups" / Array(nested_struct(
         "DescribedGroup", 1,
         "error_code" / Int16,
         "error_message" / NullableString,
@@ -147,7 +130,7 @@ SHARE_GROUP_DESCRIBE_RESPONSE = _top(
         "group_epoch" / Int32,
         "assignment_epoch" / Int32,
         "assignor_name" / String,
-        "members" / Array(_struct(
+        "members" / Array(nested_struct(
             "Member", 1,
             "member_id" / String,
             "rack_id" / NullableString,
@@ -162,32 +145,32 @@ SHARE_GROUP_DESCRIBE_RESPONSE = _top(
 )
 
 # --------------------------------------------------------------------------- StreamsGroup (88, 89)
-KEY_VALUE = _struct("KeyValue", 1, "key" / String, "value" / String)
-ENDPOINT = _struct("Endpoint", 1, "host" / String, "port" / Uint16)
-TASK_IDS = _struct("TaskIds", 1, "subtopology_id" / String, "partitions" / Array(Int32))
-TASK_OFFSET = _struct("TaskOffset", 1,
-                      "subtopology_id" / String,
-                      "partition" / Int32,
-                      "offset" / Int64)
-TOPIC_INFO = _struct("TopicInfo", 1,
-                     "name" / String,
-                     "partitions" / Int32,
-                     "replication_factor" / Int16,
-                     "topic_configs" / Array(KEY_VALUE))
-COPARTITION_GROUP = _struct("CopartitionGroup", 1,
-                            "source_topics" / Array(Int16),
-                            "source_topic_regex" / Array(Int16),
-                            "repartition_source_topics" / Array(Int16))
-SUBTOPOLOGY = _struct("Subtopology", 1,
-                      "subtopology_id" / String,
-                      "source_topics" / Array(String),
-                      "source_topic_regex" / Array(String),
-                      "state_changelog_topics" / Array(TOPIC_INFO),
-                      "repartition_sink_topics" / Array(String),
-                      "repartition_source_topics" / Array(TOPIC_INFO),
-                      "copartition_groups" / Array(COPARTITION_GROUP))
+KEY_VALUE = nested_struct("KeyValue", 1, "key" / String, "value" / String)
+ENDPOINT = nested_struct("Endpoint", 1, "host" / String, "port" / Uint16)
+TASK_IDS = nested_struct("TaskIds", 1, "subtopology_id" / String, "partitions" / Array(Int32))
+TASK_OFFSET = nested_struct("TaskOffset", 1,
+                            "subtopology_id" / String,
+                            "partition" / Int32,
+                            "offset" / Int64)
+TOPIC_INFO = nested_struct("TopicInfo", 1,
+                           "name" / String,
+                           "partitions" / Int32,
+                           "replication_factor" / Int16,
+                           "topic_configs" / Array(KEY_VALUE))
+COPARTITION_GROUP = nested_struct("CopartitionGroup", 1,
+                                  "source_topics" / Array(Int16),
+                                  "source_topic_regex" / Array(Int16),
+                                  "repartition_source_topics" / Array(Int16))
+SUBTOPOLOGY = nested_struct("Subtopology", 1,
+                            "subtopology_id" / String,
+                            "source_topics" / Array(String),
+                            "source_topic_regex" / Array(String),
+                            "state_changelog_topics" / Array(TOPIC_INFO),
+                            "repartition_sink_topics" / Array(String),
+                            "repartition_source_topics" / Array(TOPIC_INFO),
+                            "copartition_groups" / Array(COPARTITION_GROUP))
 
-STREAMS_GROUP_HEARTBEAT_REQUEST = _top(
+STREAMS_GROUP_HEARTBEAT_REQUEST = message_struct(
     "group_id" / String,
     "member_id" / String,
     "member_epoch" / Int32,
@@ -195,9 +178,9 @@ STREAMS_GROUP_HEARTBEAT_REQUEST = _top(
     "instance_id" / NullableString,
     "rack_id" / NullableString,
     "rebalance_timeout_ms" / Int32,
-    "topology" / NullableStruct(_struct("Topology", 1,
-                                        "epoch" / Int32,
-                                        "subtopologies" / Array(SUBTOPOLOGY))),
+    "topology" / NullableStruct(nested_struct("Topology", 1,
+                                              "epoch" / Int32,
+                                              "subtopologies" / Array(SUBTOPOLOGY))),
     "active_tasks" / NullableArray(TASK_IDS),
     "standby_tasks" / NullableArray(TASK_IDS),
     "warmup_tasks" / NullableArray(TASK_IDS),
@@ -209,9 +192,9 @@ STREAMS_GROUP_HEARTBEAT_REQUEST = _top(
     "shutdown_application" / Bool,
 )
 
-TOPIC_PARTITION = _struct("TopicPartition", 1, "topic" / String, "partitions" / Array(Int32))
+TOPIC_PARTITION = nested_struct("TopicPartition", 1, "topic" / String, "partitions" / Array(Int32))
 
-STREAMS_GROUP_HEARTBEAT_RESPONSE = _top(
+STREAMS_GROUP_HEARTBEAT_RESPONSE = message_struct(
     "throttle_time_ms" / Int32,
     "error_code" / Int16,
     "error_message" / NullableString,
@@ -223,49 +206,49 @@ STREAMS_GROUP_HEARTBEAT_RESPONSE = _top(
     "acceptable_recovery_lag_legacy" / Since(0, Int32, last=0, default=0, ignorable=True),
     "task_offset_interval_ms" / Int32,
     "acceptable_recovery_lag" / Since(1, Int64, default=0, ignorable=True),
-    "status" / NullableArray(_struct("Status", 1,
-                                     "status_code" / Int8,
-                                     "status_detail" / String)),
+    "status" / NullableArray(nested_struct("Status", 1,
+                                           "status_code" / Int8,
+                                           "status_detail" / String)),
     "active_tasks" / NullableArray(TASK_IDS),
     "standby_tasks" / NullableArray(TASK_IDS),
     "warmup_tasks" / NullableArray(TASK_IDS),
     "topology_description_required" / Since(1, Bool, default=False),
     "endpoint_information_epoch" / Int32,
-    "partitions_by_user_endpoint" / NullableArray(_struct(
+    "partitions_by_user_endpoint" / NullableArray(nested_struct(
         "EndpointToPartitions", 1,
         "user_endpoint" / ENDPOINT,
         "active_partitions" / Array(TOPIC_PARTITION),
         "standby_partitions" / Array(TOPIC_PARTITION))),
 )
 
-STREAMS_GROUP_DESCRIBE_REQUEST = _top(
+STREAMS_GROUP_DESCRIBE_REQUEST = message_struct(
     *_DESCRIBE_REQUEST,
     "include_topology_description" / Since(1, Bool, default=False),
 )
 
-_TASKS_ASSIGNMENT = _struct("Assignment", 1,
-                            "active_tasks" / Array(TASK_IDS),
-                            "standby_tasks" / Array(TASK_IDS),
-                            "warmup_tasks" / Array(TASK_IDS))
-_NODE = _struct("Node", 1,
-                "name" / String,
-                "node_type" / Int8,
-                "source_topics" / Array(String),
-                "sink_topic" / NullableString,
-                "stores" / Array(String),
-                "successors" / Array(String))
-_TOPOLOGY_DESCRIPTION = _struct(
+_TASKS_ASSIGNMENT = nested_struct("Assignment", 1,
+                                  "active_tasks" / Array(TASK_IDS),
+                                  "standby_tasks" / Array(TASK_IDS),
+                                  "warmup_tasks" / Array(TASK_IDS))
+_NODE = nested_struct("Node", 1,
+                      "name" / String,
+                      "node_type" / Int8,
+                      "source_topics" / Array(String),
+                      "sink_topic" / NullableString,
+                      "stores" / Array(String),
+                      "successors" / Array(String))
+_TOPOLOGY_DESCRIPTION = nested_struct(
     "TopologyDescription", 1,
-    "subtopologies" / Array(_struct("SubtopologyDescription", 1,
-                                    "subtopology_id" / String,
-                                    "nodes" / Array(_NODE))),
-    "global_stores" / Array(_struct("GlobalStore", 1,
-                                    "source" / _NODE,
-                                    "processor" / _NODE)))
+    "subtopologies" / Array(nested_struct("SubtopologyDescription", 1,
+                                          "subtopology_id" / String,
+                                          "nodes" / Array(_NODE))),
+    "global_stores" / Array(nested_struct("GlobalStore", 1,
+                                          "source" / _NODE,
+                                          "processor" / _NODE)))
 
-STREAMS_GROUP_DESCRIBE_RESPONSE = _top(
+STREAMS_GROUP_DESCRIBE_RESPONSE = message_struct(
     "throttle_time_ms" / Int32,
-    "groups" / Array(_struct(
+    "groups" / Array(nested_struct(
         "DescribedGroup", 1,
         "error_code" / Int16,
         "error_message" / NullableString,
@@ -273,17 +256,17 @@ STREAMS_GROUP_DESCRIBE_RESPONSE = _top(
         "group_state" / String,
         "group_epoch" / Int32,
         "assignment_epoch" / Int32,
-        "topology" / NullableStruct(_struct(
+        "topology" / NullableStruct(nested_struct(
             "Topology", 1,
             "epoch" / Int32,
-            "subtopologies" / NullableArray(_struct(
+            "subtopologies" / NullableArray(nested_struct(
                 "Subtopology", 1,
                 "subtopology_id" / String,
                 "source_topics" / Array(String),
                 "repartition_sink_topics" / Array(String),
                 "state_changelog_topics" / Array(TOPIC_INFO),
                 "repartition_source_topics" / Array(TOPIC_INFO))))),
-        "members" / Array(_struct(
+        "members" / Array(nested_struct(
             "Member", 1,
             "member_id" / String,
             "member_epoch" / Int32,

@@ -326,3 +326,8 @@ def NullableStringSince(version: int) -> KafkaString:  # noqa: N802 - reads like
 
 def Array(subcon) -> KafkaArray:  # noqa: N802 - reads like a type
     return KafkaArray(subcon)
+
+
+def NullableArray(subcon, since: int = 0) -> KafkaArray:  # noqa: N802 - reads like a type
+    """An array that may be null from version ``since`` (a negative count, or compact 0)."""
+    return KafkaArray(subcon, nullable_from=since)

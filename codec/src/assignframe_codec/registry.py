@@ -117,9 +117,15 @@ def _message(name, struct, model, highest, flexible_from=None, lowest=0, api_key
     return MessageCodec(Format(name, struct, model), highest, flexible_from, lowest, api_key)
 
 
+def _api_key(kind: str) -> int:
+    """The api key of a request/response kind (``DescribeGroupsResponse`` -> 15), from
+    :mod:`.tables`, whose entry also gives the first flexible version."""
+    return tables.api_key(kind.removesuffix("Request").removesuffix("Response"))
+
+
 def _api(kind: str, struct, model, highest: int, lowest: int = 0) -> MessageCodec:
-    """A request/response body: api key and flexible threshold from :mod:`.tables`."""
-    key = tables.api_key(kind.removesuffix("Request").removesuffix("Response"))
+    """A request/response body with a hand-written model."""
+    key = _api_key(kind)
     return _message(kind, struct, model, highest, tables.APIS[key][1], lowest, key)
 
 
@@ -152,6 +158,7 @@ CODECS: dict[str, Codec] = {
 
 # --- the other bodies assignframe.decode reads (apis.py, api_types.py)
 CODECS.update({
+    "MetadataRequest": _api("MetadataRequest", apis.METADATA_REQUEST, api.MetadataRequest, 13),
     "MetadataResponse": _api("MetadataResponse", apis.METADATA_RESPONSE, api.MetadataResponse, 13),
     "CreateTopicsRequest": _api(
         "CreateTopicsRequest", apis.CREATE_TOPICS_REQUEST, api.CreateTopicsRequest, 7),
@@ -194,17 +201,26 @@ def message_codec(kind: str) -> MessageCodec | None:
     return codec if isinstance(codec, MessageCodec) else None
 
 
-# --------------------------------------------------------------------------- KIP-848 (issue 15)
-# Self-contained: the consumer/share/Streams group APIs and the coordinator record halves.
-from . import coordinator_records, kip848  # noqa: E402
+# --------------------------------------------------------------------------- generated models
+# Self-contained: the consumer/share/Streams group APIs (KIP-848, issue 15), the bodies the
+# cluster reader needs (admin.py, issue 21) and the coordinator record halves. Their models are
+# generated from the declarations.
+from . import admin, coordinator_records, kip848  # noqa: E402
 from .flexible_models import FlexibleFormat  # noqa: E402
 
 
-def _kip848_codecs() -> dict[str, Codec]:
-    codecs: dict[str, Codec] = {}
-    for kind, (struct, lowest, highest) in kip848.DECLARATIONS.items():
-        api_key = kip848.API_KEYS[kind.removesuffix("Request").removesuffix("Response")]
-        codecs[kind] = MessageCodec(FlexibleFormat(kind, struct), highest, 0, lowest, api_key)
+def _generated_api(kind: str, struct, lowest: int, highest: int) -> MessageCodec:
+    """A request/response body with a model generated from its declaration."""
+    key = _api_key(kind)
+    return MessageCodec(FlexibleFormat(kind, struct), highest, tables.APIS[key][1], lowest, key)
+
+
+def _generated_codecs() -> dict[str, Codec]:
+    codecs: dict[str, Codec] = {
+        kind: _generated_api(kind, struct, lowest, highest)
+        for declarations in (kip848.DECLARATIONS, admin.DECLARATIONS)
+        for kind, (struct, lowest, highest) in declarations.items()
+    }
     for record in coordinator_records.RECORD_TYPES.values():
         if record.record_type in (1, 2):  # OffsetCommit*/GroupMetadata*: classic kinds exist
             continue
@@ -231,5 +247,5 @@ class _RecordHalfCodec(MessageCodec):
             return coordinator_records.encode_half(fmt, value, version, self.is_flexible(version))
 
 
-CODECS.update(_kip848_codecs())
+CODECS.update(_generated_codecs())
 KINDS = tuple(sorted(CODECS))

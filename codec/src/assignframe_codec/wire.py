@@ -51,6 +51,10 @@ def read_int32(io: Any) -> int:
 
 def read_uvarint(io: Any) -> int:
     """Unsigned varint, at most 5 bytes; the value wraps to 32 bits like Java's."""
+    first = io.read(1)
+    if first and first[0] < 0x80:  # one byte: every count, length and tag under 127
+        return first[0]
+    io.seek(-len(first), 1)
     start = io.tell()
     value = 0
     for shift in (0, 7, 14, 21, 28):
@@ -128,7 +132,7 @@ def read_tagged_fields(io: Any) -> list[tuple[int, bytes]]:
     """The tagged-field section; every tag is unknown to these schemas, so all are kept."""
     start = io.tell()
     count = read_uvarint(io)
-    if count > bytes_left(io):
+    if count and count > bytes_left(io):
         raise TruncatedError(f"{count} tagged field(s) cannot fit", offset=start)
     fields = []
     for _ in range(count):

@@ -6,24 +6,18 @@ nobody subscribes to kept, uninitialized partitions kept): reproduced and flagge
 
 from __future__ import annotations
 
-import pytest
 from assignframe_server_simple import SimpleAssignor, topic_subscribers
 
-from assignframe.server_replay import server_rounds
+from assignframe.replay.server import server_rounds
 from assignframe.testing import server_golden
+from assignframe.testing.server_golden import GoldenRounds
 
 SCENARIOS = server_golden.scenarios("simple", start=__file__)
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["id"] for s in SCENARIOS])
-def test_scenario_matches_java(scenario):
-    server_golden.assert_matches_java(SimpleAssignor(), scenario)
-
-
-def test_whole_file_matches_java():
-    rounds = server_golden.assert_all_match_java(SimpleAssignor(), "simple", start=__file__)
-    print(f"simple: {len(SCENARIOS)} scenarios, {rounds} rounds equal to Java's result")
-    assert (len(SCENARIOS), rounds) == (63, 221)
+class TestSimpleGolden(GoldenRounds):
+    assignor_name = "server:simple"
+    golden_counts = (63, 221)
 
 
 def test_javas_invalid_results_are_reproduced_and_flagged():

@@ -6,24 +6,18 @@ from the inputs are checked against the ``java_order`` Java recorded.
 
 from __future__ import annotations
 
-import pytest
-from assignframe_server_uniform import UniformAssignor, topic_order
+from assignframe_server_uniform import topic_order
 
-from assignframe.server_replay import server_rounds
+from assignframe.replay.server import server_rounds
 from assignframe.testing import server_golden
+from assignframe.testing.server_golden import GoldenRounds
 
 SCENARIOS = server_golden.scenarios("uniform", start=__file__)
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["id"] for s in SCENARIOS])
-def test_scenario_matches_java(scenario):
-    server_golden.assert_matches_java(UniformAssignor(), scenario)
-
-
-def test_whole_file_matches_java():
-    rounds = server_golden.assert_all_match_java(UniformAssignor(), "uniform", start=__file__)
-    print(f"uniform: {len(SCENARIOS)} scenarios, {rounds} rounds equal to Java's result")
-    assert (len(SCENARIOS), rounds) == (121, 412)
+class TestUniformGolden(GoldenRounds):
+    assignor_name = "server:uniform"
+    golden_counts = (121, 412)
 
 
 def test_computed_topic_order_is_javas():

@@ -1,4 +1,5 @@
-"""Helpers shared by the tests: golden scenarios, validity under both protocols, stickiness."""
+"""Helpers shared by the tests: golden scenarios, members as each strategy's members describe
+themselves, validity under both protocols, settling a cooperative rebalance, stickiness."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any
 
+from assignframe_codec import encode_sticky_user_data
+from assignframe_sticky import CooperativeStickyStrategy
 from assignframe_sticky.userdata import cooperative_claim
 
 from assignframe import (
@@ -19,7 +22,7 @@ from assignframe import (
     TopicPartition,
 )
 from assignframe.metrics import validate_assignment
-from assignframe.runner import RoundResult
+from assignframe.rebalance.runner import RoundResult
 from assignframe.testing import shared_path
 
 STICKY_NAMES = ("sticky", "cooperative-sticky")
@@ -73,6 +76,56 @@ def leader_views(scenario: dict, strategy: Strategy) -> Iterator[tuple[dict, Gro
             record,
             GroupSubscription(members, Cluster(counts, _racks(racks)), record["generation"]),
         )
+
+
+def sticky_member(
+    strategy: Strategy,
+    member_id: str,
+    topics: tuple[str, ...],
+    owned,
+    generation: int,
+    rack: str | None = None,
+) -> Member:
+    """A member that owned ``owned`` (``(topic, partition)`` pairs or TopicPartitions) in
+    ``generation``, as it tells the leader: cooperative-sticky in the subscription's owned
+    partitions and generation, sticky in its StickyAssignor user data."""
+    pairs = [(tp[0], tp[1]) for tp in owned]
+    if isinstance(strategy, CooperativeStickyStrategy):
+        return Member(member_id, topics, owned_partitions=pairs, generation=generation, rack=rack)
+    user_data = encode_sticky_user_data(pairs, generation)
+    return Member(
+        member_id,
+        topics,
+        user_data=user_data,
+        decoded_user_data=strategy.decode_user_data(user_data, 3),
+        rack=rack,
+    )
+
+
+def settled(strategy: Strategy, group: GroupSubscription) -> GroupAssignment:
+    """Eager: the assignment. Cooperative: this round, then the follow-up round in which every
+    member owns what it was given (revoked partitions released). Both rounds are checked valid,
+    the follow-up complete (settled in one) and deterministic."""
+    cooperative = isinstance(strategy, CooperativeStickyStrategy)
+    first = strategy.assign(group)
+    assert check_assignment(group, first, cooperative) == []
+    if not cooperative:
+        return first
+    members = {
+        m: Member(
+            m,
+            x.topics,
+            owned_partitions=first.partitions_of(m),
+            generation=group.generation,
+            rack=x.rack,
+        )
+        for m, x in group.members.items()
+    }
+    follow_up = GroupSubscription(members, group.cluster, group.generation + 1)
+    final = strategy.assign(follow_up)
+    assert check_assignment(follow_up, final, cooperative=False) == [], "not settled in one"
+    assert final == strategy.assign(follow_up)
+    return final
 
 
 def claims_of(group: GroupSubscription, cooperative: bool) -> dict[str, set[TopicPartition]]:

@@ -39,7 +39,7 @@ from support import (
 
 from assignframe import GroupSubscription, Member
 from assignframe.metrics import balance_score, movement
-from assignframe.replay import replay_scenario
+from assignframe.replay.classic import replay_scenario
 
 SCENARIOS = sticky_scenarios()
 

@@ -14,13 +14,12 @@ from __future__ import annotations
 import os
 from itertools import product
 
-from assignframe_codec import encode_sticky_user_data
 from assignframe_sticky import CooperativeStickyStrategy, StickyStrategy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import _rack_aware, check_assignment, rack_mismatches
+from support import _rack_aware, rack_mismatches, settled, sticky_member
 
-from assignframe import Cluster, GroupSubscription, Member
+from assignframe import Cluster, GroupSubscription
 
 # ASSIGNFRAME_STICKY_OPTIMAL=5000 for a long hunt
 SETTINGS = settings(
@@ -64,40 +63,18 @@ def small_groups(draw):
 def _group(counts, topics, owners, cooperative: bool, racks=None) -> GroupSubscription:
     strategy = CooperativeStickyStrategy() if cooperative else StickyStrategy()
     member_racks, replicas = racks if racks else ({}, None)
-    members = {}
-    for member_id, subscribed in topics.items():
-        mine = sorted(tp for tp, owner in owners.items() if owner == member_id)
-        rack = member_racks.get(member_id)
-        if cooperative:
-            members[member_id] = Member(
-                member_id, subscribed, owned_partitions=mine, generation=1, rack=rack
-            )
-        else:
-            user_data = encode_sticky_user_data(mine, 1)
-            members[member_id] = Member(
-                member_id,
-                subscribed,
-                user_data=user_data,
-                decoded_user_data=strategy.decode_user_data(user_data, 3),
-                rack=rack,
-            )
-    return GroupSubscription(members, Cluster(counts, replicas), 2)
-
-
-def _settled(strategy, group: GroupSubscription):
-    """Cooperative: this round, then the follow-up once revoked partitions are released."""
-    first = strategy.assign(group)
-    if not isinstance(strategy, CooperativeStickyStrategy):
-        return first
     members = {
-        m: Member(m, x.topics, owned_partitions=first.partitions_of(m), generation=2, rack=x.rack)
-        for m, x in group.members.items()
+        member_id: sticky_member(
+            strategy,
+            member_id,
+            subscribed,
+            sorted(tp for tp, owner in owners.items() if owner == member_id),
+            1,
+            member_racks.get(member_id),
+        )
+        for member_id, subscribed in topics.items()
     }
-    follow_up = GroupSubscription(members, group.cluster, 3)
-    settled = strategy.assign(follow_up)
-    # settled in one follow-up: nothing left to revoke, every partition assigned
-    assert check_assignment(follow_up, settled, cooperative=False) == []
-    return settled
+    return GroupSubscription(members, Cluster(counts, replicas), 2)
 
 
 def exhaustive_optimum(group, owners) -> tuple[int, dict[tuple[int, ...], tuple[int, int]]]:
@@ -147,7 +124,7 @@ def test_balance_then_racks_then_most_kept_is_the_exact_optimum(case, cooperativ
     counts, topics, owners, racks = case
     strategy = CooperativeStickyStrategy() if cooperative else StickyStrategy()
     group = _group(counts, topics, owners, cooperative, racks)
-    assignment = _settled(strategy, group)
+    assignment = settled(strategy, group)
     loads = {m: len(assignment.partitions_of(m)) for m in topics}
     vector = tuple(sorted(loads.values()))
     kept = sum(

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from support import STICKY_NAMES, check_assignment, check_round
 
 from assignframe import Cluster, GroupSubscription, Member
-from assignframe.runner import GroupRunner
+from assignframe.rebalance.runner import GroupRunner
 from assignframe.testing.strategies import histories
 
 # ASSIGNFRAME_STICKY_EXAMPLES=1000 for a long hunt

@@ -8,8 +8,9 @@ sticky (the current assignment is ignored), and it is not rack-aware.
 
 from __future__ import annotations
 
-from assignframe import HOMOGENEOUS, ServerAssignment, ServerAssignor, ServerGroupSpec, hookimpl
-from assignframe.javaorder import JavaHashMap, Uuid, member_sort_key
+from assignframe import HOMOGENEOUS, ServerGroupSpec, hookimpl
+from assignframe.javaorder import JavaAssignment, Uuid, member_sort_key
+from assignframe.server_assignor import BuiltAssignment, SubscriptionTypeAssignor
 
 __all__ = ["RangeAssignor", "assign_ranges"]
 
@@ -50,45 +51,39 @@ def assign_ranges(group: ServerGroupSpec) -> dict[str, dict[Uuid, tuple[int, ...
     return result
 
 
-def _uuid_hash(topic_id: Uuid) -> int:
-    return topic_id.java_hash
-
-
 def java_ordered(
-    group: ServerGroupSpec, result: dict[str, dict[Uuid, tuple[int, ...]]]
-) -> dict[str, dict[Uuid, tuple[int, ...]]]:
+    group: ServerGroupSpec, result: BuiltAssignment, homogeneous: bool
+) -> BuiltAssignment:
     """Each member's map in the order Java's builds it: ``new HashMap<>((int) (n / 0.75f) + 1)``
     filled with ``put`` in the order of the subscribed topic ids (the first sorted member's in a
     homogeneous group, with ``n`` its existing topics; the member's own otherwise, with ``n`` its
     subscribed names, missing topics included); a range iterates in ascending order."""
-    if not group.members:
-        return {}
-    homogeneous = group.subscription_type == HOMOGENEOUS
     first = _sorted_members(group)[0]
     ordered = {}
     for member_id, topics in result.items():
         source = first if homogeneous else member_id
         ids = group.subscribed_topic_ids(source)
         size = len(ids) if homogeneous else group.subscribed_name_count(source)
-        table: JavaHashMap[Uuid, tuple[int, ...]] = JavaHashMap(_uuid_hash, size * 4 // 3 + 1)
+        table = JavaAssignment(size * 4 // 3 + 1)
         for topic_id in ids:
             if topic_id in topics:
-                table.put(topic_id, topics[topic_id])
-        ordered[member_id] = dict(table.items())
+                table.put_range(topic_id, topics[topic_id])
+        ordered[member_id] = table.ordered()
     return ordered
 
 
-class RangeAssignor(ServerAssignor):
+class RangeAssignor(SubscriptionTypeAssignor):
     """Kafka's group-coordinator ``RangeAssignor`` (name ``range``)."""
 
     name = "range"
 
-    def assign(self, group: ServerGroupSpec) -> ServerAssignment:
-        return ServerAssignment.adopt(assign_ranges(group))  # fresh dicts of tuples
+    def build_homogeneous(self, group: ServerGroupSpec, java_order: bool) -> BuiltAssignment:
+        result = assign_ranges(group)
+        return java_ordered(group, result, homogeneous=True) if java_order else result
 
-    def assign_in_java_order(self, group: ServerGroupSpec) -> ServerAssignment:
-        """:meth:`assign`, each member's topics in the iteration order of Java's map."""
-        return ServerAssignment.adopt(java_ordered(group, assign_ranges(group)))
+    def build_heterogeneous(self, group: ServerGroupSpec, java_order: bool) -> BuiltAssignment:
+        result = assign_ranges(group)
+        return java_ordered(group, result, homogeneous=False) if java_order else result
 
 
 @hookimpl

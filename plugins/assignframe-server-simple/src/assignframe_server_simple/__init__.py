@@ -9,42 +9,29 @@ uninitialized partitions held already are kept).
 
 from __future__ import annotations
 
-from assignframe import (
-    HOMOGENEOUS,
-    ServerAssignment,
-    ServerAssignor,
-    ServerGroupSpec,
-    hookimpl,
-)
-from assignframe.server_assignor import SHARE_GROUP
+from assignframe import ServerGroupSpec, hookimpl
+from assignframe.server_assignor import SHARE_GROUP, BuiltAssignment, SubscriptionTypeAssignor
 
+from ._common import JavaAssignorFailure
 from ._heterogeneous import assign_heterogeneous, topic_subscribers
 from ._homogeneous import assign_homogeneous
 
-__all__ = ["SimpleAssignor", "topic_subscribers"]
+__all__ = ["JavaAssignorFailure", "SimpleAssignor", "topic_subscribers"]
 
 
-class SimpleAssignor(ServerAssignor):
-    """Kafka's group-coordinator ``SimpleAssignor`` (name ``simple``), JDK 17 orders."""
+class SimpleAssignor(SubscriptionTypeAssignor):
+    """Kafka's group-coordinator ``SimpleAssignor`` (name ``simple``), JDK 17 orders: the
+    builders' deep copies and edits are replayed on Java-ordered tables for
+    :meth:`assign_in_java_order`."""
 
     name = "simple"
     group_types = (SHARE_GROUP,)
 
-    def assign(self, group: ServerGroupSpec) -> ServerAssignment:
-        if not group.members:
-            return ServerAssignment({})
-        if group.subscription_type == HOMOGENEOUS:
-            return ServerAssignment(assign_homogeneous(group))
-        return ServerAssignment(assign_heterogeneous(group))
+    def build_homogeneous(self, group: ServerGroupSpec, java_order: bool) -> BuiltAssignment:
+        return assign_homogeneous(group, java_order)
 
-    def assign_in_java_order(self, group: ServerGroupSpec) -> ServerAssignment:
-        """:meth:`assign`, each member's topics and partitions in the order of Java's map (the
-        builders' deep copies and edits replayed on Java-ordered tables)."""
-        if not group.members:
-            return ServerAssignment({})
-        if group.subscription_type == HOMOGENEOUS:
-            return ServerAssignment(assign_homogeneous(group, java_order=True))
-        return ServerAssignment(assign_heterogeneous(group, java_order=True))
+    def build_heterogeneous(self, group: ServerGroupSpec, java_order: bool) -> BuiltAssignment:
+        return assign_heterogeneous(group, java_order)
 
 
 @hookimpl

@@ -1,4 +1,5 @@
-"""What both simple builders share: desired counts, copies, and the hand-out of the remainder."""
+"""What both simple builders share: desired counts, the members' edited copies, and the
+hand-out of the remainder."""
 
 from __future__ import annotations
 
@@ -6,20 +7,24 @@ import math
 from collections.abc import Callable, Hashable, Iterator
 from typing import TypeVar
 
-from assignframe.javaorder import JavaHashMap, JavaHashSet, Uuid, java_int_hash
+from assignframe.javaorder import AssignmentEdits, JavaHashMap, JavaHashSet, Uuid
+from assignframe.server_assignor import BuiltAssignment
 
 __all__ = [
+    "JavaAssignorFailure",
     "MemberAssignments",
-    "MemberEdits",
     "assign_remaining",
+    "built_result",
     "desired_counts",
     "desired_sharing",
 ]
 
 K = TypeVar("K", bound=Hashable)
 
-#: Member number -> the ``newGroupAssignment`` copy being edited.
-MemberAssignments = dict[int, "MemberEdits"]
+#: Member number -> its ``newGroupAssignment`` entry: ``AssignorHelpers.deepCopyAssignment`` of
+#: the current map, made the first time the builder touches the member, then edited. Removing a
+#: partition leaves its topic in the map, even when empty (Java's builders do not drop it).
+MemberAssignments = dict[int, AssignmentEdits]
 
 
 def desired_sharing(members: int, partitions: int) -> int:
@@ -33,55 +38,8 @@ def desired_counts(members: int, partitions: int) -> list[int]:
     return [math.ceil(precise * (k + 1)) - math.ceil(precise * k) for k in range(members)]
 
 
-def _uuid_hash(topic_id: Uuid) -> int:
-    return topic_id.java_hash
-
-
-class MemberEdits:
-    """A member's ``newGroupAssignment``: ``AssignorHelpers.deepCopyAssignment`` of its current
-    map, then the builder's edits, which are logged so that :meth:`java_order` can replay them
-    on Java-ordered tables (a removed partition leaves its topic in the map, as in Java)."""
-
-    __slots__ = ("current", "log", "topics")
-
-    def __init__(self, current: tuple[tuple[Uuid, tuple[int, ...]], ...]) -> None:
-        self.current = current
-        self.topics: dict[Uuid, set[int]] = {t: set(partitions) for t, partitions in current}
-        self.log: list[tuple[str, Uuid, int]] = []
-
-    def drop_topic(self, topic_id: Uuid) -> None:
-        self.topics.pop(topic_id, None)
-        self.log.append(("drop", topic_id, -1))
-
-    def remove(self, topic_id: Uuid, partition: int) -> bool:
-        held = self.topics.get(topic_id)
-        if held is None or partition not in held:
-            return False
-        held.discard(partition)
-        self.log.append(("remove", topic_id, partition))
-        return True
-
-    def add(self, topic_id: Uuid, partition: int) -> None:
-        self.topics.setdefault(topic_id, set()).add(partition)
-        self.log.append(("add", topic_id, partition))
-
-    def java_order(self) -> dict[Uuid, tuple[int, ...]]:
-        """The map Java returns, topics and partitions in its iteration order."""
-        copy: JavaHashMap[Uuid, JavaHashSet[int]] = JavaHashMap(_uuid_hash, len(self.current))
-        for topic_id, partitions in self.current:
-            copy.put(topic_id, JavaHashSet.copy_of(partitions, java_int_hash))
-        for edit, topic_id, partition in self.log:
-            if edit == "drop":
-                copy.remove(topic_id)
-            elif edit == "remove":
-                copy[topic_id].remove(partition)
-            else:
-                copy.compute_if_absent(topic_id, _new_int_set).add(partition)
-        return {topic_id: tuple(held.keys()) for topic_id, held in copy.items()}
-
-
-def _new_int_set(_topic_id: Uuid) -> JavaHashSet[int]:
-    return JavaHashSet(java_int_hash)
+class JavaAssignorFailure(RuntimeError):
+    """The group is one Kafka's assignor throws on; reproduced, as the coordinator's call fails."""
 
 
 class _UnfilledMembers:
@@ -103,8 +61,10 @@ class _UnfilledMembers:
 
     def next(self) -> int:
         if not self.has_next():
-            # Java's iterator throws NoSuchElementException; the coordinator would fail the call.
-            raise RuntimeError("Java's SimpleAssignor fails here (NoSuchElementException)")
+            raise JavaAssignorFailure(
+                "Kafka's SimpleAssignor fails on this group: its unfilled-member iterator runs "
+                "out (NoSuchElementException), and the coordinator fails the assignment"
+            )
         member, self._peeked = self._peeked, None
         assert member is not None
         return member
@@ -146,3 +106,21 @@ def assign_remaining(
                 unfilled.discard(member)
         if not unfilled:
             break
+
+
+def built_result(
+    member_ids: tuple[str, ...],
+    current: list[tuple[tuple[Uuid, tuple[int, ...]], ...]],
+    new: MemberAssignments,
+    java_order: bool,
+) -> BuiltAssignment:
+    """Member id -> topic id -> partitions: a member the builder never touched keeps its current
+    map (the same object in Java); the others their edited copy, sorted or in Java's order."""
+    out = {}
+    for i, member_id in enumerate(member_ids):
+        edits = new.get(i)
+        if edits is None:
+            out[member_id] = dict(current[i])
+        else:
+            out[member_id] = edits.java_order() if java_order else edits.sorted()
+    return out

@@ -11,26 +11,25 @@ from __future__ import annotations
 
 from assignframe import ServerGroupSpec
 from assignframe.javaorder import (
+    AssignmentEdits,
     JavaHashMap,
     JavaHashSet,
     Uuid,
     assignor_helpers_capacity,
     java_int_hash,
+    uuid_hash,
 )
+from assignframe.server_assignor import BuiltAssignment
 
 from ._common import (
     MemberAssignments,
-    MemberEdits,
     assign_remaining,
+    built_result,
     desired_counts,
     desired_sharing,
 )
 
 __all__ = ["assign_heterogeneous", "topic_subscribers"]
-
-
-def _uuid_hash(topic_id: Uuid) -> int:
-    return topic_id.java_hash
 
 
 def _int_set(_key: object) -> JavaHashSet[int]:
@@ -64,9 +63,9 @@ class _TopicBuilder:
         for k, want in enumerate(desired_counts(len(subscribers), len(targets))):
             self.desired[subscribers[k]] = want
 
-    def _new_of(self, member: int) -> MemberEdits:
+    def _new_of(self, member: int) -> AssignmentEdits:
         if member not in self.new:
-            self.new[member] = MemberEdits(self.current[member])
+            self.new[member] = AssignmentEdits(self.current[member])
         return self.new[member]
 
     def build(self) -> None:
@@ -120,7 +119,7 @@ class _TopicBuilder:
 def topic_subscribers(group: ServerGroupSpec) -> dict[Uuid, list[int]]:
     """Each subscribed topic (in the order of Java's ``HashSet<Uuid>`` filled member by member)
     with its subscribers' numbers, ascending."""
-    topics: JavaHashSet[Uuid] = JavaHashSet(_uuid_hash)
+    topics: JavaHashSet[Uuid] = JavaHashSet(uuid_hash)
     subscribers: dict[Uuid, list[int]] = {}
     for index, member_id in enumerate(group.member_ids()):
         for topic_id in group.subscribed_topic_ids(member_id):
@@ -129,9 +128,7 @@ def topic_subscribers(group: ServerGroupSpec) -> dict[Uuid, list[int]]:
     return {topic_id: subscribers[topic_id] for topic_id in topics.keys()}
 
 
-def assign_heterogeneous(
-    group: ServerGroupSpec, java_order: bool = False
-) -> dict[str, dict[Uuid, tuple[int, ...]]]:
+def assign_heterogeneous(group: ServerGroupSpec, java_order: bool = False) -> BuiltAssignment:
     """Member id -> topic id -> partitions (empty when nobody subscribes to an existing topic);
     with ``java_order``, each member's map in Java's iteration order."""
     member_ids = group.member_ids()
@@ -147,13 +144,4 @@ def assign_heterogeneous(
             if group.is_partition_assignable(topic_id, p)
         ]
         _TopicBuilder(topic_id, targets, subscribers[topic_id], current, new).build()
-    out = {}
-    for i, member_id in enumerate(member_ids):
-        edits = new.get(i)
-        if edits is None:
-            out[member_id] = dict(current[i])
-        elif java_order:
-            out[member_id] = edits.java_order()
-        else:
-            out[member_id] = {t: tuple(sorted(ps)) for t, ps in edits.topics.items()}
-    return out
+    return built_result(member_ids, current, new, java_order)

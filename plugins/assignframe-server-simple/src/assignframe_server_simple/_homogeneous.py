@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from assignframe import ServerGroupSpec
 from assignframe.javaorder import (
+    AssignmentEdits,
     JavaHashMap,
     JavaHashSet,
     Uuid,
@@ -20,11 +21,12 @@ from assignframe.javaorder import (
     java_int_hash,
     topic_id_partition_hash,
 )
+from assignframe.server_assignor import BuiltAssignment
 
 from ._common import (
     MemberAssignments,
-    MemberEdits,
     assign_remaining,
+    built_result,
     desired_counts,
     desired_sharing,
 )
@@ -58,9 +60,9 @@ class _Builder:
         self.unfilled: set[int] = set()
         self.overfilled: set[int] = set()
 
-    def _new_of(self, member: int) -> MemberEdits:
+    def _new_of(self, member: int) -> AssignmentEdits:
         if member not in self.new:
-            self.new[member] = MemberEdits(self.current[member])
+            self.new[member] = AssignmentEdits(self.current[member])
         return self.new[member]
 
     def _held_by(self, member: int) -> JavaHashSet[TopicIdPartition]:
@@ -131,33 +133,20 @@ class _Builder:
         held.add(partition)
         return len(held) >= self.desired[member]
 
-    def result(self, java_order: bool = False) -> dict[str, dict[Uuid, tuple[int, ...]]]:
-        """Member id -> topic id -> partitions; with ``java_order``, in Java's map order."""
-        out = {}
-        for i, member_id in enumerate(self.member_ids):
-            edits = self.new.get(i)
-            if edits is None:
-                out[member_id] = dict(self.current[i])
-            elif java_order:
-                out[member_id] = edits.java_order()
-            else:
-                out[member_id] = {t: tuple(sorted(ps)) for t, ps in edits.topics.items()}
-        return out
-
 
 def _int_set(_key: object) -> JavaHashSet[int]:
     return JavaHashSet(java_int_hash)
 
 
-def assign_homogeneous(
-    group: ServerGroupSpec, java_order: bool = False
-) -> dict[str, dict[Uuid, tuple[int, ...]]]:
-    """Member id -> topic id -> partitions (empty when the first member's topics do not exist)."""
+def assign_homogeneous(group: ServerGroupSpec, java_order: bool = False) -> BuiltAssignment:
+    """Member id -> topic id -> partitions; empty (every member left out) when the first member
+    subscribes to nothing. Java asks ``subscribedTopicIds().isEmpty()``, which counts names of
+    missing topics: a group subscribed only to missing topics gets every member, with nothing."""
     builder = _Builder(group)
-    if not builder.topics:
+    if not group.subscribed_name_count(builder.first):
         return {}
     builder.keep_current()
     builder.revoke_overfilled()
     builder.revoke_overshared()
     builder.assign_rest()
-    return builder.result(java_order)
+    return built_result(builder.member_ids, builder.current, builder.new, java_order)

@@ -8,44 +8,30 @@ rack-aware. Reproduces Java (JDK 17) partition for partition, tie-breaks include
 
 from __future__ import annotations
 
-from assignframe import (
-    HOMOGENEOUS,
-    ServerAssignment,
-    ServerAssignor,
-    ServerGroupSpec,
-    hookimpl,
-)
+from assignframe import ServerGroupSpec, hookimpl
+from assignframe.server_assignor import BuiltAssignment, SubscriptionTypeAssignor
 
-from ._heterogeneous import assign_heterogeneous, build_heterogeneous
+from ._heterogeneous import build_heterogeneous
 from ._homogeneous import assign_homogeneous, topic_order
-from ._java_order import heterogeneous_order, homogeneous_order
+from ._java_order import homogeneous_order
 
 __all__ = ["UniformAssignor", "topic_order"]
 
 
-class UniformAssignor(ServerAssignor):
+class UniformAssignor(SubscriptionTypeAssignor):
     """Kafka's group-coordinator ``UniformAssignor`` (name ``uniform``), JDK 17 orders."""
 
     name = "uniform"
 
-    def assign(self, group: ServerGroupSpec) -> ServerAssignment:
-        if not group.members:
-            return ServerAssignment({})
-        # The builders return fresh dicts of tuples: adopted without a copy.
-        if group.subscription_type == HOMOGENEOUS:
-            return ServerAssignment.adopt(assign_homogeneous(group))
-        return ServerAssignment.adopt(assign_heterogeneous(group))
+    def build_homogeneous(self, group: ServerGroupSpec, java_order: bool) -> BuiltAssignment:
+        result = assign_homogeneous(group)
+        return homogeneous_order(group, result) if java_order else result
 
-    def assign_in_java_order(self, group: ServerGroupSpec) -> ServerAssignment:
-        """:meth:`assign`, each member's topics and partitions in the order of Java's map."""
-        if not group.members:
-            return ServerAssignment({})
-        if group.subscription_type == HOMOGENEOUS:
-            return ServerAssignment.adopt(homogeneous_order(group, assign_homogeneous(group)))
-        builder = build_heterogeneous(group, log=True)
+    def build_heterogeneous(self, group: ServerGroupSpec, java_order: bool) -> BuiltAssignment:
+        builder = build_heterogeneous(group, java_order)
         if builder is None:
-            return ServerAssignment({})
-        return ServerAssignment.adopt(heterogeneous_order(group, builder))
+            return {}
+        return builder.java_ordered() if java_order else builder.result()
 
 
 @hookimpl

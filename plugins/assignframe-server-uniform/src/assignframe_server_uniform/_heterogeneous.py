@@ -12,21 +12,21 @@ subscribers differ by at most one, so overlapping subscriptions can stay "almost
 from __future__ import annotations
 
 from assignframe import ServerGroupSpec
-from assignframe.javaorder import Uuid
+from assignframe.javaorder import AssignmentEdits, Uuid
 
 from ._balancer import MemberBalancer
 
-__all__ = ["assign_heterogeneous", "build_heterogeneous"]
+__all__ = ["build_heterogeneous"]
 
 MAX_BALANCING_PASSES = 16
 UNOWNED = -1
 
 
 class _Builder:
-    """The builder's state; with ``log``, it also notes each member's map operations in order
-    (for :mod:`._java_order`): ``(True, topic, p)`` added, ``(False, topic, p)`` removed."""
+    """The builder's state; with ``java_order``, each member's map edits are also logged in
+    order (:class:`~assignframe.javaorder.AssignmentEdits`) to give Java's result order."""
 
-    def __init__(self, group: ServerGroupSpec, log: bool = False) -> None:
+    def __init__(self, group: ServerGroupSpec, java_order: bool = False) -> None:
         self.group = group
         self.member_ids = list(group.member_ids())
         self.sizes = [0] * len(self.member_ids)
@@ -35,10 +35,11 @@ class _Builder:
         self.counts = {t: group.num_partitions(t) for t in self.subscribers}
         self.owners = {t: [UNOWNED] * n for t, n in self.counts.items()}
         self.assignment: list[dict[Uuid, set[int]]] = []
-        self.log: list[list[tuple[bool, Uuid, int]]] | None = (
-            [[] for _ in self.member_ids] if log else None
+        self.edits: list[AssignmentEdits] | None = (
+            [AssignmentEdits(group.members[m].current) for m in self.member_ids]
+            if java_order
+            else None
         )
-        self.dropped_topics = [False] * len(self.member_ids)
 
     def topic_key(self, topic_id: Uuid) -> tuple[float, int, Uuid]:
         subscribers = len(self.subscribers[topic_id])
@@ -51,7 +52,8 @@ class _Builder:
             kept: dict[Uuid, set[int]] = {}
             for topic_id, partitions in group.members[member_id].current:
                 if not group.is_subscribed(member_id, topic_id):
-                    self.dropped_topics[index] = True
+                    if self.edits is not None:
+                        self.edits[index].drop_topic(topic_id)
                     continue
                 owners = self.owners[topic_id]
                 for p in partitions:
@@ -119,10 +121,8 @@ class _Builder:
     def move(self, topic_id: Uuid, partition: int, member: int) -> None:
         owners = self.owners[topic_id]
         previous = owners[partition]
-        if self.log is not None:
-            if previous != UNOWNED:
-                self.log[previous].append((False, topic_id, partition))
-            self.log[member].append((True, topic_id, partition))
+        if self.edits is not None:
+            self.log_move(topic_id, partition, previous, member)
         if previous != UNOWNED:
             held = self.assignment[previous].get(topic_id)
             if held is not None:
@@ -135,23 +135,37 @@ class _Builder:
         self.sizes[member] += 1
 
 
-def build_heterogeneous(group: ServerGroupSpec, log: bool = False) -> _Builder | None:
+    def log_move(self, topic_id: Uuid, partition: int, previous: int, member: int) -> None:
+        assert self.edits is not None
+        if previous != UNOWNED:
+            self.edits[previous].remove(topic_id, partition)
+        # A topic new to a member gets a set sized for the topic's partitions per subscriber.
+        subscribers = len(self.subscribers[topic_id])
+        estimate = (self.counts[topic_id] + subscribers - 1) // subscribers
+        self.edits[member].add(topic_id, partition, estimate * 4 // 3 + 1)
+
+    def result(self) -> dict[str, dict[Uuid, tuple[int, ...]]]:
+        """Member id -> topic id -> ascending partitions."""
+        return {
+            member_id: {t: tuple(sorted(ps)) for t, ps in self.assignment[i].items()}
+            for i, member_id in enumerate(self.member_ids)
+        }
+
+    def java_ordered(self) -> dict[str, dict[Uuid, tuple[int, ...]]]:
+        """The result in Java's map order: an untouched member keeps its current map object."""
+        assert self.edits is not None, "built without java_order"
+        return {
+            member_id: edits.java_order(drop_emptied=True) if edits.log else dict(edits.current)
+            for member_id, edits in zip(self.member_ids, self.edits, strict=True)
+        }
+
+
+def build_heterogeneous(group: ServerGroupSpec, java_order: bool = False) -> _Builder | None:
     """The finished builder (None when nobody subscribes to an existing topic)."""
-    builder = _Builder(group, log)
+    builder = _Builder(group, java_order)
     if not builder.subscribers:
         return None
     builder.keep_current()
     builder.assign_unowned()
     builder.balance()
     return builder
-
-
-def assign_heterogeneous(group: ServerGroupSpec) -> dict[str, dict[Uuid, tuple[int, ...]]]:
-    """Member id -> topic id -> partitions (empty when nobody subscribes to an existing topic)."""
-    builder = build_heterogeneous(group)
-    if builder is None:
-        return {}
-    return {
-        member_id: {t: tuple(sorted(ps)) for t, ps in builder.assignment[i].items()}
-        for i, member_id in enumerate(builder.member_ids)
-    }

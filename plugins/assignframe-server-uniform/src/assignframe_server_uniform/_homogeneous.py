@@ -11,15 +11,11 @@ then take partitions from the front of that list, in member order.
 from __future__ import annotations
 
 from assignframe import ServerGroupSpec
-from assignframe.javaorder import JavaHashSet, Uuid
+from assignframe.javaorder import JavaHashSet, Uuid, uuid_hash
 
 __all__ = ["assign_homogeneous"]
 
 Assignment = dict[str, dict[Uuid, tuple[int, ...]]]
-
-
-def _uuid_hash(topic_id: Uuid) -> int:
-    return topic_id.java_hash
 
 
 def topic_order(group: ServerGroupSpec) -> list[Uuid]:
@@ -27,7 +23,7 @@ def topic_order(group: ServerGroupSpec) -> list[Uuid]:
     first = group.member_ids()[0]
     ids = group.subscribed_topic_ids(first)
     # c.size() of TopicIds counts subscribed names of missing topics too: it sizes the table.
-    return JavaHashSet.copy_of(ids, _uuid_hash, size=group.subscribed_name_count(first)).keys()
+    return JavaHashSet.copy_of(ids, uuid_hash, size=group.subscribed_name_count(first)).keys()
 
 
 def assign_homogeneous(group: ServerGroupSpec) -> Assignment:

@@ -1,0 +1,176 @@
+"""``assignframe inspect``: one read-only pass over a live cluster, a verdict per group.
+
+Thin: parses arguments and calls :mod:`assignframe.cluster`. Reference: docs/cluster.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..cluster.config import ClientConfig, RedactingFilter, read_client_config
+from ..cluster.fleet import Inspection, inspect_cluster
+from ..cluster.reader import GROUP_TYPES, GroupFilter
+from ..errors import BrokerError, InputError
+from ..snapshot import snapshot_to_dict
+from ._common import CommandLineError, add_command, console, print_json
+
+__all__ = ["add_cluster_arguments", "cluster_settings", "register"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = add_command(
+        subparsers,
+        "inspect",
+        summary="read a live cluster's groups (read-only) and judge each one",
+        description=(
+            "Read every consumer group of a running cluster once, without changing anything\n"
+            "(no join, heartbeat or commit is ever sent), and print a fleet table, worst\n"
+            "first: members, partitions, spread, lag, problems, recommended strategy and\n"
+            "migration verdict. --json prints one group snapshot per line, which\n"
+            "'assignframe audit' reads as it is."
+        ),
+        examples=(
+            "assignframe inspect --bootstrap-server broker1:9092",
+            "assignframe inspect --bootstrap-server b1:9093 --command-config client.properties "
+            "--group '^orders-' --json > groups.jsonl",
+        ),
+        docs="docs/cluster.md",
+    )
+    add_cluster_arguments(parser)
+    parser.add_argument("--json", action="store_true",
+                        help="one group snapshot per line (audit input)")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="write snapshots.jsonl and verdicts.json here")
+    parser.add_argument("--html", type=Path, metavar="PATH", help="also write the HTML report")
+    parser.set_defaults(handler=_run)
+
+
+def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
+    """The connection and filter options inspect and watch share."""
+    parser.add_argument("--bootstrap-server", required=True, metavar="HOST:PORT[,HOST:PORT]")
+    parser.add_argument("--command-config", metavar="FILE",
+                        help="client.properties: security.protocol, sasl.*, ssl.*")
+    parser.add_argument("--group", metavar="REGEX", help="only groups whose id matches")
+    parser.add_argument("--type", default=",".join(GROUP_TYPES), metavar="TYPES",
+                        help="comma-separated group types (default: %(default)s)")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                        help="give up on the cluster after this many seconds (default: 10)")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="log the client's connection steps to stderr (secrets masked)")
+
+
+def cluster_settings(args: argparse.Namespace) -> tuple[ClientConfig, GroupFilter]:
+    """The client config and group filter the arguments ask for (bad ones exit 2)."""
+    types = tuple(t.strip().lower() for t in args.type.split(",") if t.strip())
+    unknown = [t for t in types if t not in GROUP_TYPES]
+    if unknown or not types:
+        raise CommandLineError(f"unknown group type {', '.join(unknown) or '(none)'}; "
+                               f"expected {', '.join(GROUP_TYPES)}", "--type")
+    if args.timeout <= 0:
+        raise CommandLineError("expected seconds > 0", "--timeout")
+    if args.group:
+        import re
+
+        try:
+            re.compile(args.group)
+        except re.error as exc:
+            raise CommandLineError(f"not a regular expression: {exc}", "--group") from None
+    config = read_client_config(args.command_config)
+    _logging(config, args.verbose)
+    for key in config.ignored:
+        print(f"assignframe: warning: {key} is not used by inspect/watch "
+              f"({args.command_config})", file=sys.stderr)
+    return config, GroupFilter(args.group, types)
+
+
+def _logging(config: ClientConfig, verbose: bool) -> None:
+    """The client's own steps (kafka-python, the cluster reader) on stderr with secrets masked:
+    everything with ``-v``, else kafka-python's errors and the reader's warnings. The rest of
+    assignframe's warnings (a member's unreadable user data, say) are left as they are."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(RedactingFilter(config))
+    quiet = {"kafka": logging.CRITICAL, "assignframe.cluster": logging.WARNING}
+    for name, level in quiet.items():
+        logger = logging.getLogger(name)
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG if verbose else level)
+        logger.propagate = False
+
+
+def _run(args: argparse.Namespace) -> int:
+    config, wanted = cluster_settings(args)
+    try:
+        inspection = inspect_cluster(args.bootstrap_server, config, wanted, args.timeout)
+    except BrokerError as exc:
+        raise InputError(config.redact(str(exc)), "--bootstrap-server") from None
+    if args.json:
+        for snapshot in inspection.snapshots:
+            print_json(snapshot_to_dict(snapshot))
+    else:
+        _print_table(inspection)
+    if args.out or args.html:
+        _write_out(args.out, args.html, inspection)
+    return _said(inspection)
+
+
+def _said(inspection: Inspection) -> int:
+    """Notices and unreadable groups on stderr, one line each; exit 1 when there was any."""
+    lines = [*inspection.read.notices, *inspection.unreadable]
+    for line in lines:
+        print(f"assignframe: skipped: {line}", file=sys.stderr)
+    return 1 if lines else 0
+
+
+def _print_table(inspection: Inspection) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"{inspection.read.bootstrap}: {len(inspection.verdicts)} group(s), "
+                        "worst first")
+    for column in ("group", "type/protocol", "state", "members", "partitions", "spread",
+                   "lag spread", "problems", "recommended", "migration"):
+        table.add_column(column)
+    for v in inspection.verdicts:
+        problems = v.unreadable or "; ".join(v.problems) or "-"
+        table.add_row(v.group_id, f"{v.group_type or '?'}/{v.protocol or '-'}", v.state or "?",
+                      _cell(v.members), _cell(v.partitions), _cell(v.spread),
+                      _cell(v.lag_spread), problems, v.recommendation or "-", v.migration or "-")
+    console().print(table)
+
+
+def _cell(value: Any) -> str:
+    return "-" if value is None else str(value)
+
+
+def _write_out(out: Path | None, html: Path | None, inspection: Inspection) -> None:
+    """``--out``: the snapshots, the verdicts and the audit's outputs over the snapshots;
+    ``--html``: the audit's report page of them."""
+    import tempfile
+
+    from ..audit import AuditOptions, run_audit
+
+    with tempfile.TemporaryDirectory(prefix="assignframe-inspect-") as scratch:
+        folder = out or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        snapshots = folder / "snapshots.jsonl"
+        with open(snapshots, "w", encoding="utf-8") as f:
+            for snapshot in inspection.snapshots:
+                f.write(json.dumps(snapshot_to_dict(snapshot)) + "\n")
+        document = {"bootstrap": inspection.read.bootstrap,
+                    "observed_at": inspection.read.observed_at,
+                    "notices": inspection.read.notices, "requests": inspection.requests,
+                    "groups": [v.as_dict() for v in inspection.verdicts]}
+        (folder / "verdicts.json").write_text(json.dumps(document, indent=1) + "\n",
+                                              encoding="utf-8")
+        if not inspection.snapshots:
+            return
+        summary = run_audit(snapshots, folder / "audit", AuditOptions(processes=1, progress=False))
+        if html:
+            from ..report import write_report
+
+            write_report(html, audit_summary=summary,
+                         title=f"assignframe inspect {inspection.read.bootstrap}")

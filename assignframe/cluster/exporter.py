@@ -1,0 +1,135 @@
+"""Prometheus metrics of a watch, served through ``prometheus_client`` (``--metrics-port``).
+
+Gauges describe the last poll; counters add up over the watch. Names and labels (docs/cluster.md):
+
+======================================================  ==================================
+``assignframe_group_members{group,type}``                members now
+``assignframe_group_partitions{group}``                  partitions the group subscribes to
+``assignframe_group_assignment_spread{group}``           max - min partitions per member
+``assignframe_group_lag_spread{group}``                  max - min lag per member
+``assignframe_group_unowned_partitions{group}``          subscribed partitions no member owns
+``assignframe_group_reconciling_members{group}``         consumer protocol: members short of target
+``assignframe_group_unsettled_seconds{group}``           seconds since the group was last settled
+``assignframe_group_readable{group}``                    1 read fully, 0 not (see the history)
+``assignframe_group_migration_refused{group}``           classic: 1 when the online upgrade fails
+``assignframe_member_partitions{group,member,client_id}``  partitions a member owns
+``assignframe_member_lag{group,member,client_id}``       lag of what a member owns
+``assignframe_rebalances_total{group}``                  epoch / generation changes seen
+``assignframe_partitions_moved_total{group}``            partitions that changed owner
+``assignframe_scrape_errors_total{api}``                 failed polls, by the API that failed
+``assignframe_polls_total``                              polls done
+======================================================  ==================================
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from .fleet import GroupVerdict
+from .history import GroupState
+
+__all__ = ["WatchMetrics"]
+
+
+class WatchMetrics:
+    """What the collector serves: the last poll's verdicts and the counters so far."""
+
+    def __init__(self) -> None:
+        self.verdicts: list[GroupVerdict] = []
+        self.states: dict[str, GroupState] = {}
+        self.now = 0.0
+        self.rebalances: Counter[str] = Counter()
+        self.moved: Counter[str] = Counter()
+        self.errors: Counter[str] = Counter()
+        self.polls = 0
+
+    def count(self, group_id: str, events: list[dict[str, Any]]) -> None:
+        for event in events:
+            if event["event"] == "epoch":
+                self.rebalances[group_id] += 1
+            elif event["event"] == "moved":
+                self.moved[group_id] += len(event["partitions"])
+
+    def serve(self, port: int) -> Any:
+        """Start the HTTP endpoint on ``port`` (0: any free port); returns the server."""
+        from prometheus_client import CollectorRegistry, start_http_server
+
+        registry = CollectorRegistry()
+        registry.register(_Collector(self))
+        server, _ = start_http_server(port, registry=registry)
+        return server
+
+    def families(self) -> Iterator[Any]:
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+        def gauge(name: str, doc: str, labels: list[str]) -> Any:
+            return GaugeMetricFamily(f"assignframe_{name}", doc, labels=labels)
+
+        members = gauge("group_members", "members now", ["group", "type"])
+        gauges = {name: gauge(f"group_{name}", doc, ["group"]) for name, doc in (
+            ("partitions", "partitions the group subscribes to"),
+            ("assignment_spread", "max - min partitions per member"),
+            ("lag_spread", "max - min lag per member"),
+            ("unowned_partitions", "subscribed partitions no member owns"),
+            ("reconciling_members", "members whose assignment is short of their target"),
+            ("unsettled_seconds", "seconds since the group was last stable and reconciled"),
+            ("readable", "1 when the group was read fully"),
+            ("migration_refused", "classic groups: 1 when the online upgrade would fail"))}
+        per_member = {name: gauge(f"member_{name}", doc, ["group", "member", "client_id"])
+                      for name, doc in (("partitions", "partitions the member owns"),
+                                        ("lag", "lag of the partitions the member owns"))}
+        for v in self.verdicts:
+            self._group(v, members, gauges, per_member)
+        yield members
+        yield from gauges.values()
+        yield from per_member.values()
+        for name, doc, counts, label in (
+                ("rebalances", "epoch or generation changes seen", self.rebalances, "group"),
+                ("partitions_moved", "partitions that changed owner", self.moved, "group"),
+                ("scrape_errors", "failed polls by the API that failed", self.errors, "api")):
+            family = CounterMetricFamily(f"assignframe_{name}", doc, labels=[label])
+            for key, n in sorted(counts.items()):
+                family.add_metric([key], n)
+            yield family
+        polls = CounterMetricFamily("assignframe_polls", "polls done")
+        polls.add_metric([], self.polls)
+        yield polls
+
+    def _group(self, v: GroupVerdict, members: Any, gauges: dict[str, Any],
+               per_member: dict[str, Any]) -> None:
+        g = [v.group_id]
+        gauges["readable"].add_metric(g, 0 if v.unreadable else 1)
+        state = self.states.get(v.group_id)
+        if state is not None and state.unsettled_since is not None:
+            gauges["unsettled_seconds"].add_metric(g, max(0.0, self.now - state.unsettled_since))
+        snapshot = v.snapshot
+        if snapshot is None:
+            return
+        members.add_metric([v.group_id, snapshot.group_type], len(snapshot.members))
+        gauges["partitions"].add_metric(g, v.partitions)
+        gauges["assignment_spread"].add_metric(g, v.spread or 0)
+        if v.lag_spread is not None:
+            gauges["lag_spread"].add_metric(g, v.lag_spread)
+        owned = {tp for a in snapshot.current.assignments.values() for tp in a.partitions}
+        gauges["unowned_partitions"].add_metric(
+            g, len([tp for tp in snapshot.partitions() if tp not in owned]))
+        gauges["reconciling_members"].add_metric(g, len(snapshot.reconciling()))
+        if v.migration is not None:
+            gauges["migration_refused"].add_metric(g, 1 if v.migration.startswith("refused")
+                                                   else 0)
+        for member, assignment in snapshot.current.assignments.items():
+            labels = [v.group_id, member, snapshot.info(member).client_id or ""]
+            per_member["partitions"].add_metric(labels, len(assignment.partitions))
+            if snapshot.lags is not None:
+                per_member["lag"].add_metric(labels, sum(snapshot.lags.get(tp, 0)
+                                                         for tp in assignment.partitions))
+
+
+class _Collector:
+    def __init__(self, metrics: WatchMetrics) -> None:
+        self.metrics = metrics
+
+    def collect(self) -> Iterator[Any]:
+        return self.metrics.families()

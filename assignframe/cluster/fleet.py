@@ -1,0 +1,150 @@
+"""One inspect pass: read the cluster, build the snapshots, and give each group a verdict.
+
+The verdict's numbers are the audit's (:func:`assignframe.audit.audit_group` on the serialized
+snapshot, exactly as ``assignframe audit`` reads ``inspect --json``): current validity and
+problems, spread of partitions and of lag per member, idle members, the recommended strategy and,
+for classic groups, the migration verdict. A group that could not be read is a verdict of its
+own (``unreadable``), ranked worst: it is never shown as healthy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..audit.group import audit_group
+from ..audit.rerun import AuditContext
+from ..audit.rows import current_metrics
+from ..snapshot import GroupSnapshot, snapshot_to_dict
+from .config import ClientConfig
+from .groups import group_snapshot, unreadable
+from .reader import ClusterRead, GroupFilter, GroupRead, read_cluster
+from .transport import Transport
+
+__all__ = ["GroupVerdict", "Inspection", "inspect_cluster", "verdicts"]
+
+
+@dataclass
+class GroupVerdict:
+    """One row of the fleet table."""
+
+    group_id: str
+    group_type: str | None
+    state: str | None
+    protocol: str | None = None
+    members: int = 0
+    partitions: int = 0
+    spread: int | None = None
+    lag_spread: int | None = None
+    problems: list[str] = field(default_factory=list)
+    recommendation: str | None = None
+    migration: str | None = None
+    unreadable: str | None = None
+    snapshot: GroupSnapshot | None = None
+
+    def badness(self) -> tuple[int, int, int, int]:
+        """Worst first: unreadable, then problems, spread and lag spread."""
+        return (1 if self.unreadable else 0, len(self.problems), self.spread or 0,
+                self.lag_spread or 0)
+
+    def as_dict(self) -> dict[str, Any]:
+        data = {k: v for k, v in self.__dict__.items() if k != "snapshot"}
+        return data
+
+
+@dataclass
+class Inspection:
+    """What ``assignframe inspect`` shows: the pass, the snapshots, the verdicts worst first."""
+
+    read: ClusterRead
+    verdicts: list[GroupVerdict]
+    requests: dict[str, int]
+
+    @property
+    def snapshots(self) -> list[GroupSnapshot]:
+        return [v.snapshot for v in self.verdicts if v.snapshot is not None]
+
+    @property
+    def unreadable(self) -> list[str]:
+        return [v.unreadable for v in self.verdicts if v.unreadable]
+
+
+def inspect_cluster(bootstrap: str, config: ClientConfig, wanted: GroupFilter,
+                    timeout_s: float, context: AuditContext | None = None) -> Inspection:
+    """Connect, read one pass, judge every group (see the module's docstring)."""
+    transport = Transport(bootstrap, config, timeout_s)
+    try:
+        read = read_cluster(transport, wanted)
+    finally:
+        transport.close()
+    return Inspection(read, verdicts(read, context), transport.requests_per_api())
+
+
+def verdicts(read: ClusterRead, context: AuditContext | None = None) -> list[GroupVerdict]:
+    context = context or AuditContext.create()
+    judged = [_verdict(read, group, context) for group in read.groups]
+    return sorted(judged, key=lambda v: (tuple(-x for x in v.badness()), v.group_id))
+
+
+def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> GroupVerdict:
+    verdict = GroupVerdict(group.group_id, group.group_type, group.state)
+    verdict.unreadable = unreadable(group)
+    if verdict.unreadable:
+        return verdict
+    snapshot = group_snapshot(read, group)
+    if snapshot is None:  # no members: committed offsets only, or no such group
+        verdict.problems = _lag_without_members(read, group)
+        if group.state == "Dead":
+            verdict.problems.append("no such group (the coordinator says Dead)")
+        return verdict
+    verdict.snapshot = snapshot
+    current = current_metrics(snapshot)
+    rows, _ = audit_group(0, snapshot_to_dict(snapshot), context)
+    first = rows[0] if rows else {}
+    verdict.protocol = snapshot.protocol
+    verdict.members = len(snapshot.members)
+    verdict.partitions = len(snapshot.partitions())
+    verdict.spread, verdict.lag_spread = current["spread"], current["lag_spread"]
+    verdict.problems = _problems(snapshot, current)
+    verdict.recommendation = first.get("recommendation")
+    verdict.migration = _migration(first) if snapshot.group_type == "classic" else None
+    return verdict
+
+
+def _problems(snapshot: GroupSnapshot, current: dict[str, Any]) -> list[str]:
+    validity = current["validity"]
+    found = []
+    if validity["unowned"]:
+        found.append(f"unowned {_pairs(validity['unowned'])}")
+    if validity["double_owned"]:
+        found.append(f"double-owned {_pairs(validity['double_owned'])}")
+    if current["idle_members"]:
+        found.append(f"{current['idle_members']} idle member(s)")
+    reconciling = snapshot.reconciling()
+    if reconciling:
+        found.append(f"{len(reconciling)} member(s) reconciling toward epoch "
+                     f"{snapshot.target_epoch}")
+    if snapshot.group_state not in (None, "Stable", "Empty"):
+        found.append(f"state {snapshot.group_state}")
+    return found
+
+
+def _lag_without_members(read: ClusterRead, group: GroupRead) -> list[str]:
+    lag = sum(max(0, read.end_offsets.get(tp, offset) - offset)
+              for tp, offset in group.committed.items())
+    return [f"no members; lag {lag} on {len(group.committed)} committed partition(s)"] \
+        if lag else []
+
+
+def _pairs(pairs: Iterable[list[Any]]) -> str:
+    shown = [f"{t}-{p}" for t, p in pairs]
+    return ", ".join(shown[:5]) + (", ..." if len(shown) > 5 else "")
+
+
+def _migration(row: dict[str, Any]) -> str | None:
+    if row.get("upgrade_refused") is None:
+        return None
+    if row["upgrade_refused"]:
+        return f"refused: {row.get('upgrade_refusal')}"
+    return "allowed"

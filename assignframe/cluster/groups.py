@@ -1,0 +1,129 @@
+"""What a pass read of a group, as the typed :class:`~assignframe.snapshot.GroupSnapshot` every
+tool shares (the same type ``decode`` builds from a capture).
+
+Classic groups: the member metadata and assignment bytes DescribeGroups returned are decoded as
+a leader reads them (:func:`~assignframe.snapshot.snapshot_from_wire`: the codec, then the
+group's strategy's user-data reader). Consumer-protocol groups: ConsumerGroupDescribe's members,
+their current and target assignments, epochs, assignor and member types.
+
+A group this cannot read fully is never passed off as healthy: :func:`unreadable` says why
+(for example Tansu 0.6.0's DescribeGroups, which answers Stable with member ids but no member
+metadata: "broker returned no member metadata for group g1").
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..lag import partition_lag
+from ..model import Cluster, GroupAssignment, Member, MemberAssignment, TopicPartition
+from ..snapshot import CapturedMember, GroupSnapshot, MemberInfo, MemberWire, snapshot_from_wire
+from .reader import ClusterRead, GroupRead
+
+__all__ = ["group_snapshot", "unreadable"]
+
+#: ConsumerGroupDescribe v1's member type (KIP-1099): 0 classic, 1 consumer
+_MEMBER_TYPES = {0: "classic", 1: "consumer"}
+
+
+def unreadable(group: GroupRead) -> str | None:
+    """Why ``group`` cannot be shown as read (None: it can)."""
+    if group.problems:
+        return f"group {group.group_id}: " + "; ".join(group.problems)
+    described = group.described
+    if described is None:
+        return f"group {group.group_id}: not described"
+    if group.group_type == "classic" and described.members and \
+            all(not m.member_metadata for m in described.members):
+        return f"broker returned no member metadata for group {group.group_id}"
+    if group.group_type == "classic" and described.members and \
+            described.protocol_type not in ("consumer", ""):
+        return (f"group {group.group_id} has protocol type {described.protocol_type!r}: "
+                "not a consumer group (Connect, Schema Registry ...)")
+    if group.group_type in ("share", "streams"):
+        return f"group {group.group_id} is a {group.group_type} group: no snapshot is made of it"
+    return None
+
+
+def group_snapshot(read: ClusterRead, group: GroupRead) -> GroupSnapshot | None:
+    """The snapshot of ``group`` (None for a group with no members or one :func:`unreadable`)."""
+    if unreadable(group) or not group.described.members:
+        return None
+    if group.group_type == "consumer":
+        snapshot = _consumer(read, group)
+    else:
+        snapshot = _classic(read, group)
+    return snapshot
+
+
+def _classic(read: ClusterRead, group: GroupRead) -> GroupSnapshot:
+    described = group.described
+    members = [CapturedMember(
+        m.member_id, m.group_instance_id,
+        MemberWire(m.member_metadata or None, m.member_assignment or None),
+        # DescribeGroups shows the elected protocol's metadata only, not what else was offered
+        MemberInfo(client_id=m.client_id or None, client_host=m.client_host or None),
+    ) for m in described.members]
+    snapshot = snapshot_from_wire(
+        group.group_id, -1, described.protocol_data or None, members, read.partitions,
+        lenient=True, group_state=described.group_state, observed_at=read.observed_at,
+        notes=("DescribeGroups does not report the generation",),
+    )
+    return _with_generation(_with_lags(read, group, snapshot))
+
+
+def _with_generation(snapshot: GroupSnapshot) -> GroupSnapshot:
+    """The generation members carry in their subscriptions (cooperative protocols, v2+), when
+    they agree; else it stays unknown (-1)."""
+    seen = {m.generation for m in snapshot.members.values() if m.generation >= 0}
+    if len(seen) != 1:
+        return snapshot
+
+    return replace(snapshot, generation=seen.pop(), notes=tuple(
+        n for n in snapshot.notes if not n.startswith("DescribeGroups does not report")))
+
+
+def _consumer(read: ClusterRead, group: GroupRead) -> GroupSnapshot:
+    described = group.described
+    members: dict[str, Member] = {}
+    current: dict[str, MemberAssignment] = {}
+    target: dict[str, MemberAssignment] = {}
+    info: dict[str, MemberInfo] = {}
+    for m in described.members:
+        owned = _partitions(m.assignment)
+        members[m.member_id] = Member(m.member_id, tuple(m.subscribed_topic_names),
+                                      owned_partitions=owned, generation=m.member_epoch,
+                                      group_instance_id=m.instance_id, rack=m.rack_id)
+        current[m.member_id] = MemberAssignment(owned)
+        target[m.member_id] = MemberAssignment(_partitions(m.target_assignment))
+        info[m.member_id] = MemberInfo(
+            client_id=m.client_id or None, client_host=m.client_host or None,
+            member_type=_MEMBER_TYPES.get(getattr(m, "member_type", -1), "consumer"),
+            member_epoch=m.member_epoch)
+    topics = {t for m in members.values() for t in m.topics}
+    snapshot = GroupSnapshot(
+        group.group_id, described.group_epoch, described.assignor_name or None, members,
+        GroupAssignment(current), Cluster({t: read.partitions.get(t, 0) for t in topics
+                                           if t in read.partitions}),
+        group_type="consumer", group_state=described.group_state, member_info=info,
+        target=GroupAssignment(target), target_epoch=described.assignment_epoch,
+        assignor=described.assignor_name or None, observed_at=read.observed_at)
+    return _with_lags(read, group, snapshot)
+
+
+def _partitions(assignment: Any) -> tuple[TopicPartition, ...]:
+    return tuple(TopicPartition(t.topic_name, p) for t in assignment.topic_partitions
+                 for p in sorted(t.partitions))
+
+
+def _with_lags(read: ClusterRead, group: GroupRead, snapshot: GroupSnapshot) -> GroupSnapshot:
+    """Lag of every subscribed partition whose end offset was read (a partition without a
+    committed offset counts from ``latest``, the consumer default: 0)."""
+
+    lags = {}
+    for tp in snapshot.partitions():
+        end = read.end_offsets.get(tp)
+        if end is not None:
+            lags[tp] = partition_lag(end, group.committed.get(tp), 0, "latest")
+    return replace(snapshot, lags=lags or None)

@@ -1,0 +1,161 @@
+"""The watch history: append-only JSON lines, one event per line, and what a poll changed.
+
+Each event line is ``{"time", "group_id", "event", ...details, "after"}``; ``after`` is the
+group as it stood once the event happened (generation or epoch, state, owner of each partition),
+so a watch that is restarted on the same file resumes from the last line of every group and
+never says the same change twice. A torn last line (the watch was killed mid-write) is skipped
+with one warning and cut off, so the file stays valid JSON lines.
+
+Events (docs/cluster.md lists their fields): ``seen`` (first poll of a group), ``epoch``
+(generation or group epoch changed), ``state``, ``joined``, ``left``, ``moved`` (partitions from
+whom to whom), ``settled`` (stable and fully reconciled again: seconds since the first change),
+``stuck`` (not settled for longer than the threshold), ``unreadable``, ``vanished``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from .fleet import GroupVerdict
+
+__all__ = ["GroupState", "History", "changes", "state_of"]
+
+SETTLED_STATES = ("Stable", "Empty")
+
+
+@dataclass
+class GroupState:
+    """The compact state of a group the history keeps (``owners``: ``topic-p`` -> member)."""
+
+    generation: int | None = None
+    state: str | None = None
+    owners: dict[str, str] = field(default_factory=dict)
+    reconciling: int = 0
+    unreadable: str | None = None
+    unsettled_since: float | None = None
+    stuck_said: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> GroupState:
+        known = {k: raw[k] for k in cls.__dataclass_fields__ if k in raw}
+        return cls(**known)
+
+    @property
+    def settled(self) -> bool:
+        return self.unreadable is None and self.state in SETTLED_STATES and not self.reconciling
+
+
+def state_of(verdict: GroupVerdict) -> GroupState:
+    """The compact state of a judged group (its clocks are set by :func:`changes`)."""
+    snapshot = verdict.snapshot
+    owners: dict[str, str] = {}
+    generation = None
+    if snapshot is not None:
+        generation = snapshot.generation
+        for member, assignment in snapshot.current.assignments.items():
+            for tp in assignment.partitions:
+                owners[f"{tp.topic}-{tp.partition}"] = member
+    return GroupState(generation, verdict.state, owners,
+                      len(snapshot.reconciling()) if snapshot else 0, verdict.unreadable)
+
+
+def changes(group_id: str, before: GroupState | None, after: GroupState, now: float,
+            stuck_after: float) -> list[dict[str, Any]]:
+    """The events between two states of one group (``after`` gets its unsettled clock)."""
+    if before is None:
+        if not after.settled:
+            after.unsettled_since = now
+        return [{"event": "seen", "generation": after.generation, "state": after.state}]
+    after.unsettled_since, after.stuck_said = before.unsettled_since, before.stuck_said
+    events = _differences(before, after)
+    if events and after.unsettled_since is None:
+        after.unsettled_since = now
+    if after.settled and after.unsettled_since is not None and (events or not before.settled):
+        events.append({"event": "settled",
+                       "seconds": round(now - after.unsettled_since, 3)})
+        after.unsettled_since, after.stuck_said = None, False
+    elif not after.settled and after.unsettled_since is None:
+        after.unsettled_since = now
+    if (not after.settled and after.unsettled_since is not None and not after.stuck_said
+            and now - after.unsettled_since >= stuck_after):
+        after.stuck_said = True
+        events.append({"event": "stuck", "state": after.state, "reconciling": after.reconciling,
+                       "seconds": round(now - after.unsettled_since, 3)})
+    return events
+
+
+def _differences(before: GroupState, after: GroupState) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    if after.unreadable and after.unreadable != before.unreadable:
+        events.append({"event": "unreadable", "why": after.unreadable})
+    if after.generation != before.generation and after.generation is not None:
+        events.append({"event": "epoch", "from": before.generation, "to": after.generation})
+    if after.state != before.state:
+        events.append({"event": "state", "from": before.state, "to": after.state})
+    if after.unreadable:
+        return events  # nothing below can be known of a group that was not read
+    old, new = set(before.owners.values()), set(after.owners.values())
+    events += [{"event": "joined", "member_id": m} for m in sorted(new - old)]
+    events += [{"event": "left", "member_id": m} for m in sorted(old - new)]
+    moved = [[p, before.owners.get(p), after.owners.get(p)]
+             for p in sorted(set(before.owners) | set(after.owners))
+             if before.owners.get(p) != after.owners.get(p)]
+    if moved:
+        events.append({"event": "moved", "partitions": moved})
+    return events
+
+
+class History:
+    """The history file: resumes from it, appends events to it."""
+
+    def __init__(self, path: Path | None, warn: Callable[[str], None]) -> None:
+        self.path = path
+        self.last: dict[str, GroupState] = {}
+        if path is not None and path.exists():
+            self._resume(path, warn)
+
+    def _resume(self, path: Path, warn: Callable[[str], None]) -> None:
+        data = path.read_bytes()
+        good = 0
+        for line, end in _lines(data):
+            try:
+                event = json.loads(line)
+                self.last[event["group_id"]] = GroupState.from_dict(event["after"])
+            except (ValueError, KeyError, TypeError):
+                if end < len(data) or data.endswith(b"\n"):
+                    number = data[:good].count(b"\n") + 1
+                    raise InputError("not a history event", f"{path} line {number}") from None
+                warn(f"{path}: the last line is torn ({len(data) - good} bytes, the watch "
+                     "was stopped while writing it); skipped")
+                with open(path, "r+b") as f:
+                    f.truncate(good)
+                return
+            good = end
+
+    def append(self, group_id: str, now: float, events: list[dict[str, Any]],
+               after: GroupState) -> None:
+        self.last[group_id] = after
+        if self.path is None or not events:
+            return
+        with open(self.path, "a", encoding="utf-8") as f:
+            for event in events:
+                f.write(json.dumps({"time": round(now, 3), "group_id": group_id, **event,
+                                    "after": after.as_dict()}) + "\n")
+
+
+def _lines(data: bytes) -> Iterator[tuple[bytes, int]]:
+    start = 0
+    while start < len(data):
+        stop = data.find(b"\n", start)
+        end = len(data) if stop < 0 else stop + 1
+        if data[start:end].strip():
+            yield data[start:end], end
+        start = end

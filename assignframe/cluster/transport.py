@@ -1,0 +1,202 @@
+"""kafka-python as a transport only: connections, SASL/SSL, reconnects, and raw frames.
+
+kafka-python (3.x) connects, authenticates and negotiates; the bytes of every request this
+package sends are built by :mod:`assignframe_codec` (``encode_frame``) and every response body
+is handed back undecoded, to be read by the codec too. kafka-python's own message classes never
+parse a body of ours: :class:`_CodecRequest` brings its own response reader, which only takes the
+response header off (through the codec) and keeps the body's bytes.
+
+Each request sent is logged in :attr:`Transport.sent` (api, version, node), which the benchmark
+counts and the read-only test checks beside what the socket carried.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import assignframe_codec as codec
+
+from ..errors import BrokerError
+from .config import ClientConfig
+
+__all__ = ["Broker", "Transport", "TransportError", "kafka_python_version"]
+
+log = logging.getLogger("assignframe.cluster")
+
+#: kafka-python releases whose network layer (kafka.net) this transport drives
+MIN_KAFKA_PYTHON = (3, 0)
+
+
+class TransportError(BrokerError):
+    """A broker could not be reached, or a request to it failed or timed out."""
+
+
+@dataclass(frozen=True)
+class Broker:
+    """A broker of the cluster, as Metadata named it."""
+
+    node_id: int
+    host: str
+    port: int
+    rack: str | None = None
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def kafka_python_version() -> tuple[int, ...] | None:
+    """The installed kafka-python's version (None when it is not installed)."""
+    try:
+        from kafka.version import __version__
+    except ImportError:
+        return None
+    return tuple(int(part) for part in __version__.split(".")[:2] if part.isdigit())
+
+
+def _require_kafka_python() -> None:
+    found = kafka_python_version()
+    if found is None or found < MIN_KAFKA_PYTHON:
+        have = "not installed" if found is None else ".".join(map(str, found))
+        raise TransportError(
+            f"reading a live cluster needs kafka-python >= 3.0 (installed: {have}); "
+            "pip install 'assignframe[cluster]'")
+
+
+class _RawBody:
+    """A response body as bytes, for the codec to read (kafka-python only routes it)."""
+
+    __slots__ = ("body",)
+    throttle_time_ms = 0  # kafka-python reads it; the codec reads the real one
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+
+class _CodecRequest:
+    """What kafka-python's connection needs of a request, its bytes made by the codec.
+
+    kafka-python 3.x calls ``with_header``, ``encode(framed=True, header=True)`` and
+    ``expect_response``, keeps ``header`` in flight and asks it for the response reader
+    (``get_response_class``): this object is its own header and its own reader.
+    """
+
+    def __init__(self, kind: str, body: Any, version: int) -> None:
+        self.kind, self.body, self.API_VERSION = kind, body, version
+        self.API_KEY = codec.api_key(kind.removesuffix("Request"))
+        self.api_key, self.api_version = self.API_KEY, version
+        self.correlation_id = 0
+        self._client_id: str | None = None
+        self.header = self
+
+    def with_header(self, correlation_id: int = 0, client_id: str | None = None) -> None:
+        self.correlation_id, self._client_id = correlation_id, client_id
+
+    def encode(self, framed: bool = True, header: bool = True) -> bytes:
+        head = {"correlation_id": self.correlation_id, "client_id": self._client_id}
+        return codec.encode_frame(self.kind, head, self.body, self.API_VERSION)
+
+    def expect_response(self) -> bool:
+        return True
+
+    def get_response_class(self) -> _CodecRequest:
+        return self
+
+    def parse_header(self, buffer: Any) -> Any:
+        """Read the response header (the codec's) and leave ``buffer`` at the body."""
+        data = bytes(buffer)
+        header, start = codec.decode_response_header(data, self.API_KEY, self.API_VERSION, 0)
+        buffer.seek(start)
+        return header
+
+    def decode(self, buffer: Any) -> _RawBody:
+        return _RawBody(buffer.read())
+
+    def __repr__(self) -> str:
+        return f"{self.kind} v{self.API_VERSION}"
+
+
+class Transport:
+    """Connections to one cluster through kafka-python; frames in and out through the codec.
+
+    :param bootstrap: ``host:port[,host:port...]``
+    :param config: client settings (security) from ``--command-config``
+    :param timeout_s: the deadline of each request and of the first connection
+    """
+
+    def __init__(self, bootstrap: str, config: ClientConfig, timeout_s: float) -> None:
+        _require_kafka_python()
+        from kafka.net.compat import KafkaNetClient
+
+        self.bootstrap, self.config, self.timeout_s = bootstrap, config, timeout_s
+        self.sent: Counter[tuple[str, int, str]] = Counter()
+        timeout_ms = max(1, int(timeout_s * 1000))
+        settings = {"client_id": "assignframe-inspect", **config.kafka_python_settings()}
+        self._client = KafkaNetClient(
+            bootstrap_servers=bootstrap.split(","),
+            client_software_name="assignframe",
+            request_timeout_ms=timeout_ms,
+            socket_connection_setup_timeout_ms=timeout_ms,
+            reconnect_backoff_max_ms=min(timeout_ms, 5000),
+            receive_message_max_bytes=100 * 1024 * 1024,
+            **settings,
+        )
+        self._connect(timeout_ms)
+
+    def _connect(self, timeout_ms: int) -> None:
+        started = time.monotonic()
+        try:
+            self._client.check_version(timeout_ms=timeout_ms)
+        except Exception as exc:  # kafka-python raises its own tree and plain OSErrors
+            self.close()
+            raise TransportError(self._why(f"cannot connect to {self.bootstrap}", exc)) from None
+        log.debug("connected to %s in %.2f s", self.bootstrap, time.monotonic() - started)
+
+    def brokers(self) -> dict[int, Broker]:
+        """The brokers kafka-python's metadata knows (node id -> broker)."""
+        return {b.node_id: Broker(b.node_id, b.host, b.port, getattr(b, "rack", None))
+                for b in self._client.cluster.brokers()}
+
+    def any_node(self) -> int | str:
+        node = self._client.least_loaded_node(bootstrap_fallback=True)
+        if node is None:
+            raise TransportError(f"no broker of {self.bootstrap} is reachable")
+        return int(node) if str(node).isdigit() else str(node)
+
+    def send(self, node: int | str, kind: str, body: Any, version: int) -> Any:
+        """Send ``body`` (a codec request of ``kind`` at ``version``) to ``node``; the decoded
+        response (``kind`` with ``Response`` for ``Request``).
+
+        :raises TransportError: unreachable, timed out, or the broker closed the connection
+        :raises assignframe_codec.CodecError: the response is not what the schema allows
+        """
+        request = _CodecRequest(kind, body, version)
+        self.sent[(kind.removesuffix("Request"), version, str(node))] += 1
+        try:
+            raw = self._client.send_and_receive(node, request,
+                                                timeout_ms=int(self.timeout_s * 1000))
+        except Exception as exc:
+            where = self.brokers().get(node) if isinstance(node, int) else None
+            target = f"broker {node}" + (f" ({where.address})" if where else "")
+            raise TransportError(self._why(f"{request} to {target} failed", exc)) from None
+        return codec.decode(kind.removesuffix("Request") + "Response", raw.body, version)
+
+    def requests_per_api(self) -> dict[str, int]:
+        counts: Counter[str] = Counter()
+        for (api, _, _), n in self.sent.items():
+            counts[api] += n
+        return dict(counts)
+
+    def _why(self, what: str, exc: BaseException) -> str:
+        reason = str(exc).strip() or type(exc).__name__
+        return self.config.redact(f"{what}: {type(exc).__name__}: {reason}")
+
+    def close(self) -> None:
+        try:
+            self._client.close()
+        except Exception:  # closing a half-open client must not hide the real error
+            log.debug("closing the kafka-python client failed", exc_info=True)

@@ -1,0 +1,183 @@
+"""decode's text view of consumer-protocol (KIP-848) groups, for people.
+
+One group: its span in time, the server assignor (named, and how that is known), the members by
+client name (their ids said once), every event in time order with its time, then each epoch with
+its own time span, its members' epochs, owned / assigned / target partitions, its metrics, and
+the partitions nobody consumed during it: *in flight* while members reconciled (normal), or
+*unowned* because an owner vanished, was fenced or the hand-over took too long (a problem).
+Nothing is computed here: metrics are the core's, hand-overs :mod:`.handover`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..audit.migration import coordinator_assignor
+from ..snapshot import GroupSnapshot, snapshot_metrics
+from .consumer_protocol import ConsumerGroupTimeline
+from .handover import Gap, epoch_spans, gaps_in, handover_gaps, member_names
+
+__all__ = ["render_consumer_timelines"]
+
+
+def _clock(timestamp: float | None) -> str:
+    if not timestamp:
+        return "?"
+    return datetime.fromtimestamp(timestamp, tz=timezone.utc).strftime("%H:%M:%S.%f")[:-3]
+
+
+def _pairs(partitions: Iterable[Any]) -> str:
+    by_topic: dict[str, list[int]] = {}
+    for topic, partition in partitions:
+        by_topic.setdefault(topic, []).append(partition)
+    text = " ".join(f"{t}[{','.join(map(str, sorted(p)))}]" for t, p in sorted(by_topic.items()))
+    return text or "-"
+
+
+class _View:
+    """One group's names and times, shared by its parts."""
+
+    def __init__(self, group: ConsumerGroupTimeline) -> None:
+        self.group = group
+        self.names = member_names(group)
+        self.spans = epoch_spans(group)
+        self.gaps = handover_gaps(group)
+        starts = [s for s, _ in self.spans.values()] + [e["timestamp"] for e in group.events]
+        self.start = min(starts, default=0.0)
+
+    def name(self, member_id: str | None) -> str:
+        if member_id is None:
+            return "?"
+        return self.names.get(member_id) or f"{member_id} (classic)"
+
+    def when(self, timestamp: float) -> str:
+        return f"{_clock(timestamp)} (+{timestamp - self.start:.2f} s)"
+
+
+def render_consumer_timelines(groups: Iterable[ConsumerGroupTimeline], console: Console) -> None:
+    for group in groups:
+        view = _View(group)
+        for line in _heading(view):
+            console.print(line, highlight=False)
+        for line in _events(view):
+            console.print(line, highlight=False)
+        previous: GroupSnapshot | None = None
+        for snapshot in group.snapshots:
+            console.print()
+            console.print(_epoch_table(view, snapshot))
+            for line in _epoch_lines(view, snapshot, previous):
+                console.print(line, highlight=False)
+            previous = snapshot
+        console.print()
+
+
+def _heading(view: _View) -> list[str]:
+    group = view.group
+    epochs = len(group.snapshots)
+    ends = [end for _, end in view.spans.values()]
+    span = f", {_clock(view.start)} to {_clock(max(ends))}" if ends else ""
+    assignor, how = coordinator_assignor(group.snapshots[-1]) if group.snapshots else ("?", "")
+    members = ", ".join(f"{escape(name)} = {escape(m)}" for m, name in view.names.items())
+    return [
+        f"== consumer group [bold]{escape(group.group_id)}[/] (consumer protocol, KIP-848): "
+        f"{epochs} epoch(s){span} ==",
+        f"assignor: [bold]{escape(assignor)}[/] ({escape(how)})",
+        f"members: {members}",
+    ]
+
+
+def _events(view: _View) -> list[str]:
+    lines = ["events, in time order:"]
+    for event in sorted(view.group.events, key=lambda e: e["timestamp"]):
+        lines.append(f"  {view.when(event['timestamp'])}  {escape(_event_text(view, event))}")
+    return lines
+
+
+def _event_text(view: _View, event: dict[str, Any]) -> str:
+    who, kind = view.name(event["member_id"]), event["event"]
+    if kind == "assignment":
+        return f"{who} assigned {_pairs(event.get('partitions') or ())} (epoch {event['epoch']})"
+    if kind == "epoch":
+        return f"{who} at epoch {event['epoch']}, assignment unchanged"
+    if kind == "vanished":
+        return f"{who} vanished: its last heartbeat (no leave sent; the broker waits for the " \
+               "session timeout)"
+    if kind == "error":
+        message = f": {event['message']}" if event.get("message") else ""
+        return f"{who} got {event.get('error')}{message}"
+    if kind in ("leave", "static leave"):
+        return f"{who} left ({kind})"
+    return f"{who} {kind}" + ("ed" if kind == "join" else "")
+
+
+def _epoch_table(view: _View, snapshot: GroupSnapshot) -> Table:
+    start, end = view.spans.get(snapshot.generation, (snapshot.observed_at or 0.0,) * 2)
+    title = (
+        f"group epoch [bold]{snapshot.generation}[/]: {view.when(start)} to {_clock(end)} "
+        f"({end - start:.1f} s)" + (f", state {snapshot.group_state}" if snapshot.group_state
+                                     else "")
+    )
+    table = Table(title=title, title_justify="left")
+    columns = ["member", "member epoch", "topics", "owned (reported)", "assigned"]
+    if snapshot.target is not None:
+        columns.append(f"target (epoch {snapshot.target_epoch})")
+    for column in columns:
+        table.add_column(column)
+    for member_id, member in snapshot.members.items():
+        info = snapshot.info(member_id)
+        epoch = "classic" if info.member_type == "classic" else str(info.member_epoch)
+        row = [view.name(member_id), epoch, ",".join(member.topics),
+               _pairs(member.owned_partitions), _pairs(snapshot.current.partitions_of(member_id))]
+        if snapshot.target is not None:
+            row.append(_pairs(snapshot.target.partitions_of(member_id)))
+        table.add_row(*map(escape, row))
+    return table
+
+
+def _epoch_lines(view: _View, snapshot: GroupSnapshot, previous: GroupSnapshot | None
+                 ) -> list[str]:
+    m = snapshot_metrics(snapshot, previous.current if previous else None).as_dict()
+    verdict = "valid" if m["valid"] else f"[red]NOT valid: {escape(m['problems'])}[/]"
+    if m["withheld"]:
+        verdict += f", {m['withheld']} partition(s) still held by members giving them up"
+    moved = (
+        "first epoch seen" if previous is None
+        else f"moved {m['partitions_moved']} since epoch {previous.generation}"
+    )
+    lines = [
+        f"  metrics: balance score {m['balance_score']}, max-min {m['spread']} "
+        f"(min {m['min_partitions']}, max {m['max_partitions']}), {moved}; {verdict}"
+    ]
+    for note in snapshot.notes:
+        lines.append(f"  note: {escape(note)}")
+    span = view.spans.get(snapshot.generation)
+    for gap in gaps_in(view.gaps, span) if span else []:
+        lines.append("  " + _gap_text(view, gap))
+    return lines
+
+
+def _gap_text(view: _View, gap: Gap) -> str:
+    taken = (
+        f"{view.name(gap.taken_by)} received it at +{gap.end - view.start:.2f} s"
+        if gap.end is not None and gap.taken_by
+        else "nobody had it by the capture's end"
+    )
+    cause = {
+        "revoked": f"revoked by {view.name(gap.released_by)}",
+        "left": f"{view.name(gap.released_by)} left",
+        "vanished": f"{view.name(gap.released_by)} vanished without leaving",
+        "fenced": f"{view.name(gap.released_by)} was fenced",
+    }[gap.how]
+    text = (
+        f"{gap.partition} unconsumed {gap.seconds:.1f} s: {cause} at "
+        f"+{gap.start - view.start:.2f} s, {taken}"
+    )
+    if gap.normal:
+        return f"[green]in flight[/] {escape(text)} (normal reconciliation)"
+    return f"[red]unowned[/] {escape(text)} (a problem: nobody consumed it meanwhile)"

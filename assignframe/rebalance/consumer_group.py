@@ -1,0 +1,247 @@
+"""The broker side of a KIP-848 consumer group: target assignment, reconciliation, upgrade rules.
+
+One truth for what the simulator and the audit predict about a consumer-protocol group:
+
+* :func:`choose_server_assignor`: the most popular ``group.remote.assignor`` among members, else
+  the broker's first configured (``group.consumer.assignors``, default ``uniform, range``).
+* :func:`target_assignment`: the chosen server assignor (through the plugin manager) run over
+  every member, each member's ``current`` being its previous target.
+* :func:`upgrade_refusal`: why an online upgrade of a classic group does not happen (KAFKA-18134: a
+  member's Assignment carries user data; or a partition is in two members' Assignments, which the
+  conversion cannot represent), or None.
+* :func:`converted_members`: the members of a classic group converted online (each STABLE at
+  the generation with what its Assignment gave it).
+* :func:`predict_handover`: how members reach a new target heartbeat by heartbeat, each
+  reconciled at every heartbeat exactly as Kafka's coordinator does
+  (:mod:`assignframe.rebalance.reconcile`, played in time by
+  :mod:`assignframe.rebalance.convergence`): revocations the old owner must acknowledge,
+  partitions the new owner waits for until they are released, epochs; KIP-1263's assignment
+  interval delays the target itself.
+
+Topic ids: a simulated or captured-classic group has none, so :func:`topic_id` derives a stable
+one from the name (Java tie-breaks that follow Uuid order are then those of these ids).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from ..javaorder import Uuid
+from ..model import GroupAssignment, GroupSubscription, MemberAssignment, TopicPartition
+from ..plugins.manager import PluginManager
+from ..server_assignor import ServerAssignor, ServerGroupSpec, ServerMember, ServerTopic
+from .convergence import JAVA_CLIENT, ClientBehaviour, Convergence, converge
+from .reconcile import ConsumerGroupMember, ConsumerMemberState
+from .server_chain import Current, target_after
+
+__all__ = [
+    "DEFAULT_SERVER_ASSIGNORS",
+    "chained_target",
+    "choose_server_assignor",
+    "converted_members",
+    "predict_handover",
+    "target_assignment",
+    "topic_id",
+    "upgrade_refusal",
+]
+
+#: The broker's default ``group.consumer.assignors`` (Kafka 4.x): the first is the default.
+DEFAULT_SERVER_ASSIGNORS = ("uniform", "range")
+
+
+def topic_id(topic: str) -> Uuid:
+    """A stable topic id for ``topic`` (the first 16 bytes of its SHA-256)."""
+    return Uuid.from_bytes(hashlib.sha256(topic.encode()).digest()[:16])
+
+
+def choose_server_assignor(
+    member_assignors: Sequence[str | None], configured: Sequence[str] = DEFAULT_SERVER_ASSIGNORS
+) -> str:
+    """The assignor the coordinator uses: the most popular one members name (ties: the first
+    named), else the broker's first configured one."""
+    named = [a for a in member_assignors if a]
+    if not named:
+        return configured[0]
+    counts = Counter(named)
+    return max(dict.fromkeys(named), key=lambda name: counts[name])
+
+
+def upgrade_refusal(assignment: GroupAssignment) -> str | None:
+    """Why a classic group with ``assignment`` cannot be converted online, or None.
+
+    Two causes, both in the coordinator's conversion (Kafka's ``ConsumerGroup.fromClassicGroup``):
+    a member's Assignment carries user data, which the consumer protocol cannot carry
+    (KAFKA-18134: refused); or a partition is in the Assignments of two members, and the
+    converted group records one owner epoch per partition, so the conversion throws ("the
+    partition is still owned") and the group stays classic.
+    """
+    reasons = []
+    carrying = sorted(m for m, a in assignment.assignments.items() if a.user_data)
+    if carrying:
+        reasons.append(
+            f"online upgrade refused: the Assignment of {', '.join(carrying)} carries user data "
+            "(KAFKA-18134); the consumer protocol cannot carry it"
+        )
+    shared = _held_by_several(assignment)
+    if shared:
+        (tp, owners), more = shared[0], len(shared) - 1
+        also = f" (and {more} more partition(s) held by several members)" if more else ""
+        reasons.append(
+            f"online upgrade fails: {tp} is in the Assignment of {', '.join(owners)}{also}; "
+            "the converted group gives each partition one owner, "
+            "so the coordinator's conversion throws ('the partition is still owned') and the "
+            "group stays classic"
+        )
+    return "; ".join(reasons) or None
+
+
+def _held_by_several(assignment: GroupAssignment) -> list[tuple[TopicPartition, list[str]]]:
+    """Partitions in more than one member's Assignment, in partition order, with their members."""
+    owners: dict[TopicPartition, list[str]] = {}
+    for member_id in sorted(assignment.assignments):
+        for tp in set(assignment.assignments[member_id].partitions):
+            owners.setdefault(tp, []).append(member_id)
+    return sorted((tp, members) for tp, members in owners.items() if len(members) > 1)
+
+
+def target_assignment(
+    group: GroupSubscription,
+    previous: GroupAssignment | None,
+    assignor: str,
+    pm: PluginManager,
+) -> GroupAssignment:
+    """Every member's new target by the server assignor ``assignor`` (``uniform``, ``range``)."""
+    return chained_target(group, previous, assignor, pm)[0]
+
+
+def chained_target(
+    group: GroupSubscription,
+    previous: GroupAssignment | None,
+    assignor: str,
+    pm: PluginManager,
+    currents: Mapping[str, Current] | None = None,
+) -> tuple[GroupAssignment, dict[str, Current]]:
+    """:func:`target_assignment`, chained as the coordinator chains it: each member's
+    ``current`` is ``currents[member]`` (the map the previous target was read back as, in Java's
+    iteration order, which decides tie-breaks) when known, and the returned currents are this
+    round's (:func:`assignframe.rebalance.server_chain.target_after`). An assignor that does not
+    model Java's result order is run plainly and its currents are built from its result."""
+    server: ServerAssignor = pm.server_assignor(assignor)
+    spec = _spec(group, previous, currents or {})
+    result = server.assign_in_java_order(spec) or server.assign(spec)
+    name_of = {tid: t.name for tid, t in spec.topics.items()}
+    targets = {
+        member_id: MemberAssignment(
+            tuple(
+                sorted(
+                    (TopicPartition(name_of[tid], p) for tid, p in result.partitions_of(member_id)),
+                    key=lambda tp: (tp.topic, tp.partition),
+                )
+            )
+        )
+        for member_id in group.members
+    }
+    next_currents = {
+        member_id: target_after(member.current, result.members.get(member_id, {}))
+        for member_id, member in spec.members.items()
+    }
+    return GroupAssignment(targets), next_currents
+
+
+def _spec(
+    group: GroupSubscription,
+    previous: GroupAssignment | None,
+    currents: Mapping[str, Current],
+) -> ServerGroupSpec:
+    cluster = group.cluster
+    topics = {
+        topic_id(name): ServerTopic(topic_id(name), name, count)
+        for name, count in cluster.partitions_per_topic.items()
+    }
+    held = previous.assignments if previous is not None else {}
+    members = {
+        member_id: ServerMember(
+            member_id,
+            tuple(t for t in member.topics if t in cluster.partitions_per_topic),
+            _known_current(currents.get(member_id), cluster.partitions_per_topic)
+            or _current(held.get(member_id), cluster.partitions_per_topic),
+            member.group_instance_id,
+            member.rack,
+        )
+        for member_id, member in group.members.items()
+    }
+    return ServerGroupSpec(members, topics)
+
+
+def _known_current(current: Current | None, partitions: Mapping[str, int]) -> Current:
+    """A chained current, unless a topic it holds is gone or shrank (then rebuilt from owned)."""
+    if not current:
+        return ()
+    counts = {topic_id(t): n for t, n in partitions.items()}
+    fits = all(tid in counts and all(p < counts[tid] for p in ps) for tid, ps in current)
+    return current if fits else ()
+
+
+def _current(
+    assignment: MemberAssignment | None, partitions: Mapping[str, int]
+) -> tuple[tuple[Uuid, tuple[int, ...]], ...]:
+    by_topic: dict[str, list[int]] = {}
+    for tp in assignment.partitions if assignment is not None else ():
+        if tp.partition < partitions.get(tp.topic, 0):  # a deleted topic's partitions drop
+            by_topic.setdefault(tp.topic, []).append(tp.partition)
+    return tuple((topic_id(t), tuple(ps)) for t, ps in by_topic.items())
+
+
+def converted_members(
+    assignment: GroupAssignment, group: GroupSubscription, generation: int
+) -> dict[str, ConsumerGroupMember]:
+    """The consumer group's members right after an online upgrade of a classic group: every
+    member of ``assignment`` that is still in ``group`` is STABLE at the classic generation with
+    the partitions its Assignment gave it (Kafka's ``ConsumerGroup.fromClassicGroup``)."""
+    return {
+        member_id: ConsumerGroupMember(
+            generation,
+            generation,
+            ConsumerMemberState.STABLE,
+            dict.fromkeys(assignment.partitions_of(member_id), generation),
+            {},
+            frozenset(group.members[member_id].topics),
+        )
+        for member_id in assignment.assignments
+        if member_id in group.members
+    }
+
+
+def predict_handover(
+    group: GroupSubscription,
+    members: Mapping[str, ConsumerGroupMember],
+    owned: GroupAssignment,
+    target: GroupAssignment,
+    target_epoch: int,
+    behaviour: ClientBehaviour = JAVA_CLIENT,
+    start_ms: int = 0,
+    rejoining: frozenset[str] = frozenset(),
+) -> Convergence:
+    """How ``group``'s members, the coordinator holding ``members`` and their clients ``owned``,
+    reach ``target`` at ``target_epoch`` heartbeat by heartbeat
+    (:func:`assignframe.rebalance.convergence.converge`); members of ``group`` absent from
+    ``members`` join, and so do the ``rejoining`` ones (a static member back with a new client:
+    the coordinator keeps its state). Topics are named by themselves; the cluster's are the ones
+    that exist."""
+    joining = frozenset(m for m in group.members if m not in members or m in rejoining)
+    present = {
+        m: members.get(m) or ConsumerGroupMember.joining(group.members[m].topics)
+        for m in group.members
+    }
+    return converge(
+        present,
+        {m: frozenset(owned.partitions_of(m)) for m in group.members if m not in joining},
+        joining,
+        {m: frozenset(target.partitions_of(m)) for m in group.members},
+        target_epoch,
+        {t: t for t in group.cluster.partitions_per_topic},
+        behaviour,
+        start_ms,
+    )

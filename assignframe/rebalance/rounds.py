@@ -1,0 +1,123 @@
+"""What rebalance rounds are made of: the consumers that join one, and what each round produced.
+
+:class:`Consumer` is one member's input to a round; :class:`RoundResult` everything the round
+produced (the bytes on the wire, the leader's input, the assignment, who must rejoin) with its
+metrics computed on first read; :class:`Rebalance` one rebalance's rounds, the first and the
+cooperative follow-ups. The runner (:mod:`.runner`) makes them; replays and tools read them.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..metrics import RoundMetrics, round_metrics
+from ..model import GroupAssignment, GroupSubscription, RebalanceProtocol, TopicPartition
+
+__all__ = ["Consumer", "Rebalance", "RoundResult"]
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """One consumer joining a round.
+
+    :param member_id: its member id (state is kept per member id; an unknown id is a new consumer)
+    :param topics: the topics it subscribes to
+    :param strategies: strategy names it offers, most preferred first; empty = the runner's default
+    :param rack: its ``client.rack``, or None
+    :param group_instance_id: its static membership id (KIP-345), or None
+    :param subscription: crafted JoinGroup metadata bytes sent verbatim instead of building them
+    :param options: this consumer's own strategy options, over the runner's (a real consumer
+        configured with ``replicas=2``): its strategy instance builds its subscription, keeps its
+        state and, when it leads, assigns
+    """
+
+    member_id: str
+    topics: tuple[str, ...]
+    strategies: tuple[str, ...] = ()
+    rack: str | None = None
+    group_instance_id: str | None = None
+    subscription: bytes | None = None
+    options: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "topics", tuple(self.topics))
+        object.__setattr__(self, "strategies", tuple(self.strategies))
+        object.__setattr__(self, "options", dict(self.options))
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """Everything one round produced.
+
+    :param index: position of this round in the runner's life (0 = first)
+    :param generation: the generation the round created
+    :param followup: True if the runner added the round because cooperative members rejoined
+    :param protocol: the strategy name the group ran
+    :param subscriptions: member_id -> the JoinGroup metadata bytes it sent
+    :param assignment_bytes: member_id -> the SyncGroup assignment bytes it received
+    :param group: what the leader handed the strategy
+    :param assignment: what the strategy returned
+    :param revoked: member_id -> partitions a COOPERATIVE member owned but lost (members that
+        must rejoin; members that lost nothing are absent, as in the golden files)
+    :param owners_per_partition: how many members the strategy gives each partition (for metrics)
+    :param previous: the assignment before this rebalance, if any (for kept/moved metrics): for
+        a follow-up round, before the round that started the rebalance, so a partition revoked
+        in one round and handed over in the next counts as moved once
+    :param rebalance_protocol: the leader's rebalance protocol this round (COOPERATIVE rounds may
+        withhold partitions whose owner must release them first; see :mod:`assignframe.metrics`)
+    """
+
+    index: int
+    generation: int
+    followup: bool
+    protocol: str
+    subscriptions: Mapping[str, bytes]
+    assignment_bytes: Mapping[str, bytes]
+    group: GroupSubscription
+    assignment: GroupAssignment
+    revoked: Mapping[str, tuple[TopicPartition, ...]]
+    owners_per_partition: int = 1
+    previous: GroupAssignment | None = field(default=None, repr=False, compare=False)
+    rebalance_protocol: RebalanceProtocol = RebalanceProtocol.EAGER
+
+    @functools.cached_property
+    def metrics(self) -> RoundMetrics:
+        """Balance, movement, lag and validity of this round (computed on first access)."""
+        return round_metrics(
+            self.group,
+            self.assignment,
+            self.previous,
+            self.owners_per_partition,
+            cooperative=self.rebalance_protocol is RebalanceProtocol.COOPERATIVE,
+        )
+
+    @property
+    def rejoining(self) -> tuple[str, ...]:
+        """Members that must rejoin (cooperative revocations), sorted."""
+        return tuple(sorted(self.revoked))
+
+    def result_pairs(self) -> dict[str, list[list[Any]]]:
+        """member_id -> ``[[topic, partition], ...]`` in assignment order (golden ``result``)."""
+        return {
+            member_id: [[tp.topic, tp.partition] for tp in assignment.partitions]
+            for member_id, assignment in self.assignment.assignments.items()
+        }
+
+
+@dataclass(frozen=True)
+class Rebalance:
+    """One rebalance: the round that started it and the follow-ups the runner added."""
+
+    rounds: tuple[RoundResult, ...]
+    settled: bool
+
+    @property
+    def first(self) -> RoundResult:
+        return self.rounds[0]
+
+    @property
+    def final(self) -> RoundResult:
+        return self.rounds[-1]

@@ -1,0 +1,420 @@
+"""Replaying KIP-848 server-assignor scenarios (``shared/golden/kip848/assign.jsonl`` format).
+
+Each scenario line names its assignor (``uniform``, ``range`` or ``simple``), the topic map
+(``{name: {"id", "partitions", "racks"?}}``) and its rounds; each round is one
+``PartitionAssignor.assign`` call. Rounds chain through the broker's target assignment: a round's
+``current`` is what the previous round's result became once the coordinator wrote it as a
+record and read it back, listed in Java's iteration order, which is part of the assignor's input.
+A round's topic map is the last one given (a round carries ``topics`` only when it changed).
+
+:func:`server_rounds` turns a scenario into :class:`ServerRound` inputs; :func:`chained_rounds`
+feeds them with the assignor's own previous results instead (the coordinator's record round trip
+is :mod:`assignframe.rebalance.server_chain`);
+:func:`replay_server_scenario` runs an assignor on each and says, per round, whether the result
+equals Java's and what in it breaks the assignor's contract (:func:`contract_violations`: Java
+really returns such results; the replay reproduces them and says so).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import os
+import sys
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import IO, Any
+
+from ..errors import ScenarioError
+from ..javaorder import Uuid, java_string_key
+from ..metrics import balance_score
+from ..rebalance.server_chain import Current, target_after
+from ..server_assignor import (
+    ServerAssignment,
+    ServerAssignor,
+    ServerGroupSpec,
+    ServerMember,
+    ServerTopic,
+    validate_server_assignment,
+)
+
+__all__ = [
+    "ServerReplay",
+    "ServerRound",
+    "ServerRoundResult",
+    "chained_rounds",
+    "contract_violations",
+    "is_server_scenario",
+    "open_scenarios",
+    "replay_server_scenario",
+    "result_pairs",
+    "server_rounds",
+]
+
+#: A partition as the file writes it: ``[topic, partition]`` or ``[topic, partition, topic_id]``.
+Pair = list[Any]
+
+
+@dataclass(frozen=True)
+class ServerRound:
+    """One recorded assignor call: its input and, when recorded, Java's answer.
+
+    :param index: the round's number
+    :param event: what changed before it, in words
+    :param spec: the assignor's input
+    :param topic_names: topic id -> name, including ids no longer in the topic map
+    :param java: the round's recorded object (``result``, ``java_order``, ``violations``, ...)
+    """
+
+    index: int
+    event: str
+    spec: ServerGroupSpec
+    topic_names: Mapping[Uuid, str]
+    java: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ServerRoundResult:
+    """What an assignor made of one round.
+
+    :param round: the input
+    :param assignment: the assignor's result
+    :param result: the result in the file's layout (members sorted, partitions sorted)
+    :param violations: how the result breaks the assignor's contract (empty = valid)
+    """
+
+    round: ServerRound
+    assignment: ServerAssignment
+    result: dict[str, list[Pair]]
+    violations: tuple[str, ...]
+
+    @property
+    def matches_java(self) -> bool | None:
+        """True/False when the round has Java's ``result``; None when it has none."""
+        expected = self.round.java.get("result")
+        if expected is None:
+            return None
+        return _comparable(self.result) == _comparable(expected)
+
+    @property
+    def partitions_moved(self) -> int:
+        """Partitions a member holds in the result but not in its current assignment."""
+        moved = 0
+        for member_id, member in self.round.spec.members.items():
+            before = {(t, p) for t, ps in member.current for p in ps}
+            moved += sum(1 for tp in self.assignment.partitions_of(member_id) if tp not in before)
+        return moved
+
+    def metrics(self) -> dict[str, Any]:
+        """Counts per member, balance, movement and validity of this round."""
+        counts = [len(self.assignment.partitions_of(m)) for m in self.round.spec.members]
+        return {
+            "members": len(counts),
+            "partitions_assigned": sum(counts),
+            "min": min(counts, default=0),
+            "max": max(counts, default=0),
+            "balance_score": balance_score(counts),
+            "moved": self.partitions_moved,
+            "valid": not self.violations,
+            "violations": list(self.violations),
+        }
+
+
+@dataclass(frozen=True)
+class ServerReplay:
+    """A replayed scenario: one result per recorded round."""
+
+    scenario_id: str
+    assignor: str
+    rounds: tuple[ServerRoundResult, ...]
+
+    @property
+    def matches_java(self) -> bool:
+        """Every round that has Java's result matches it."""
+        return all(r.matches_java is not False for r in self.rounds)
+
+    @property
+    def mismatched_rounds(self) -> tuple[int, ...]:
+        return tuple(r.round.index for r in self.rounds if r.matches_java is False)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The ``assignframe replay --json`` line of this scenario."""
+        return {
+            "id": self.scenario_id,
+            "assignor": self.assignor,
+            "matches_java": self.matches_java,
+            "rounds": [
+                {
+                    "round": r.round.index,
+                    "event": r.round.event,
+                    "subscription_type": r.round.spec.subscription_type,
+                    "matches_java": r.matches_java,
+                    "result": r.result,
+                    "metrics": r.metrics(),
+                }
+                for r in self.rounds
+            ],
+        }
+
+
+# -- reading --------------------------------------------------------------------------------------
+
+
+def is_server_scenario(value: Any) -> bool:
+    """True for a KIP-848 scenario (``group_type`` and a topic map of ``{id, partitions}``)."""
+    return (
+        isinstance(value, dict)
+        and value.get("group_type") in ("consumer", "share")
+        and isinstance(value.get("topics"), dict)
+        and all(isinstance(t, dict) and "id" in t for t in value["topics"].values())
+    )
+
+
+def open_scenarios(source: str | os.PathLike[str]) -> tuple[bool, IO[str]]:
+    """Open a scenario file (``-`` = stdin) and tell whether it holds KIP-848 scenarios.
+
+    :returns: (is the first scenario a KIP-848 one, a stream positioned at the start)
+    """
+    if str(source) == "-":
+        stream: IO[str] = io.StringIO(sys.stdin.read())
+    else:
+        try:
+            stream = open(source, encoding="utf-8")  # noqa: SIM115 - handed to the caller
+        except OSError as exc:
+            raise ScenarioError(f"{source}: cannot read: {exc.strerror or exc}") from exc
+    first = ""
+    for line in stream:
+        if line.strip():
+            first = line
+            break
+    stream.seek(0)
+    try:
+        return is_server_scenario(json.loads(first)), stream
+    except (json.JSONDecodeError, RecursionError):  # not this layout: its reader says why
+        return False, stream
+
+
+def read_server_scenarios(stream: IO[str], name: str = "<scenarios>") -> Iterator[dict[str, Any]]:
+    """Each KIP-848 scenario of a JSON-lines stream (blank lines skipped)."""
+    for line_number, line in enumerate(stream, start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ScenarioError(f"{name}:{line_number}: not JSON: {exc.msg}") from exc
+        if not is_server_scenario(value):
+            raise ScenarioError(
+                f"{name}:{line_number}: not a KIP-848 scenario (group_type, topics)"
+            )
+        yield value
+
+
+def server_rounds(scenario: Mapping[str, Any]) -> Iterator[ServerRound]:
+    """The assignor input of every round of ``scenario`` (topic maps carried forward).
+
+    :raises ScenarioError: a field is missing or malformed (names the scenario, round and field)
+    """
+    where = str(scenario.get("id", "<scenario>"))
+    rounds = scenario.get("rounds")
+    if not (isinstance(rounds, list) and rounds):
+        raise ScenarioError(f"{where}: rounds: expected a non-empty list")
+    topics_value = scenario.get("topics")
+    group_type = str(scenario.get("group_type"))
+    names: dict[Uuid, str] = {}
+    for index, round_ in enumerate(rounds):
+        at = f"{where}: rounds[{index}]"
+        _expect(isinstance(round_, dict), at, "", "expected an object")
+        topics_value = round_.get("topics", topics_value)
+        topics = _topics(topics_value, at)
+        names.update((t.topic_id, t.name) for t in topics.values())
+        by_name = {t.name: t.topic_id for t in topics.values()}
+        members = round_.get("members")
+        _expect(isinstance(members, dict), at, "members", "expected an object")
+        spec = ServerGroupSpec(
+            members={
+                m: _member(m, v, by_name, names, f"{at}.members.{m}") for m, v in members.items()
+            },
+            topics=topics,
+            unassignable=frozenset(
+                (by_name[t], p)
+                for t, p in _pairs(round_.get("unassignable", []), at)
+                if t in by_name
+            ),
+            group_type=group_type,
+        )
+        yield ServerRound(index, str(round_.get("event", "")), spec, dict(names), round_)
+
+
+def _topics(value: Any, at: str) -> dict[Uuid, ServerTopic]:
+    _expect(isinstance(value, dict), at, "topics", "expected {name: {id, partitions}}")
+    topics = {}
+    for name, topic in value.items():
+        _expect(isinstance(topic, dict), at, f"topics.{name}", "expected an object")
+        count = topic.get("partitions")
+        _expect(_is_int(count) and count >= 0, at, f"topics.{name}.partitions", "expected int >= 0")
+        racks = topic.get("racks")
+        topic_id = _uuid(topic.get("id"), at, f"topics.{name}.id")
+        topics[topic_id] = ServerTopic(
+            topic_id, name, count, None if racks is None else tuple(tuple(r) for r in racks)
+        )
+    return topics
+
+
+def _member(
+    member_id: str, value: Any, by_name: Mapping[str, Uuid], names: dict[Uuid, str], at: str
+) -> ServerMember:
+    _expect(isinstance(value, dict), at, "", "expected an object")
+    topics = value.get("topics")
+    _expect(
+        isinstance(topics, list) and all(isinstance(t, str) for t in topics),
+        at,
+        "topics",
+        "expected a list of names",
+    )
+    current: dict[Uuid, list[int]] = {}
+    for entry in _entries(value.get("current", []), at):
+        topic_id = _entry_topic_id(entry, by_name, names, at)
+        current.setdefault(topic_id, []).append(entry[1])
+    for name in value.get("current_empty_topics") or ():
+        _expect(name in by_name, at, "current_empty_topics", f"unknown topic {name!r}")
+        current.setdefault(by_name[name], [])
+    return ServerMember(
+        member_id,
+        tuple(topics),
+        tuple((t, tuple(ps)) for t, ps in current.items()),
+        instance_id=value.get("instance_id"),
+        rack=value.get("rack"),
+    )
+
+
+def _entry_topic_id(
+    entry: list[Any], by_name: Mapping[str, Uuid], names: dict[Uuid, str], at: str
+) -> Uuid:
+    if len(entry) == 3:  # a partition of an id no longer in the map
+        topic_id = _uuid(entry[2], at, "current")
+        names.setdefault(topic_id, entry[0])
+        return topic_id
+    _expect(entry[0] in by_name, at, "current", f"topic {entry[0]!r} is not in the topic map")
+    return by_name[entry[0]]
+
+
+def _entries(value: Any, at: str) -> list[list[Any]]:
+    ok = isinstance(value, list) and all(
+        isinstance(e, list) and len(e) in (2, 3) and isinstance(e[0], str) and _is_int(e[1])
+        for e in value
+    )
+    _expect(ok, at, "current", "expected [[topic, partition(, topic_id)], ...]")
+    return value
+
+
+def _pairs(value: Any, at: str) -> list[tuple[str, int]]:
+    return [(e[0], e[1]) for e in _entries(value, at)]
+
+
+def _uuid(value: Any, at: str, path: str) -> Uuid:
+    try:
+        return Uuid.from_string(value)
+    except ValueError as exc:
+        raise ScenarioError(f"{at}: {path}: {exc}") from None
+
+
+def _expect(condition: Any, where: str, path: str, problem: str) -> None:
+    if not condition:
+        raise ScenarioError(f"{where}: {path or '<top level>'}: {problem}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# -- replaying ------------------------------------------------------------------------------------
+
+
+def replay_server_scenario(
+    scenario: Mapping[str, Any], assignor: ServerAssignor, chain: bool = False
+) -> ServerReplay:
+    """Run ``assignor`` on every round of ``scenario``; compare with Java where recorded.
+
+    Java's ``result`` is only comparable when ``assignor`` is the scenario's own (its
+    ``assignor`` field); another one answers "what would that assignor have done".
+
+    :param chain: feed each round with the assignor's own previous results
+        (:func:`chained_rounds`) instead of the recorded ``current``
+    """
+    if chain:
+        played = chained_rounds(scenario, assignor)
+    else:
+        played = ((r, assignor.assign(r.spec)) for r in server_rounds(scenario))
+    results = tuple(
+        ServerRoundResult(r, a, result_pairs(r, a), contract_violations(r, a)) for r, a in played
+    )
+    return ServerReplay(str(scenario.get("id", "")), assignor.qualified_name(), results)
+
+
+def chained_rounds(
+    scenario: Mapping[str, Any], assignor: ServerAssignor
+) -> Iterator[tuple[ServerRound, ServerAssignment]]:
+    """Each round with ``current`` built from the assignor's previous results, and its result.
+
+    Round 0 keeps its recorded ``current`` (crafted scenarios start from one). Later rounds keep
+    the recorded members, subscriptions and topics; a joining member starts empty and a static
+    member replacement hands the old member's target to the new id.
+
+    :raises ValueError: the assignor does not model Java's result order
+    """
+    targets: dict[str, Current] = {}
+    for round_ in server_rounds(scenario):
+        if round_.index > 0:
+            round_ = _with_currents(round_, targets)
+        result = assignor.assign_in_java_order(round_.spec)
+        if result is None:
+            raise ValueError(
+                f"{assignor.qualified_name()} does not model Java's result order "
+                "(assign_in_java_order), so its rounds cannot be chained exactly"
+            )
+        targets = {
+            member_id: target_after(member.current, result.members.get(member_id, {}))
+            for member_id, member in round_.spec.members.items()
+        }
+        yield round_, result
+
+
+def _with_currents(round_: ServerRound, targets: Mapping[str, Current]) -> ServerRound:
+    held = dict(targets)
+    for event in round_.java.get("events") or ():
+        if event.get("type") == "replace":  # in order: a replacement may be replaced again
+            held[event["new"]] = held.pop(event["old"], ())
+    members = {
+        member_id: dataclasses.replace(member, current=held.get(member_id, ()))
+        for member_id, member in round_.spec.members.items()
+    }
+    spec = dataclasses.replace(round_.spec, members=members)
+    return dataclasses.replace(round_, spec=spec)
+
+
+def result_pairs(round_: ServerRound, assignment: ServerAssignment) -> dict[str, list[Pair]]:
+    """The result in the file's layout: every member, partitions sorted by (topic, partition)."""
+    topics = round_.spec.topics
+    out = {}
+    for member_id in sorted(round_.spec.members, key=java_string_key):
+        pairs: list[Pair] = []
+        for topic_id, p in assignment.partitions_of(member_id):
+            name = round_.topic_names.get(topic_id, str(topic_id))
+            pairs.append([name, p] if topic_id in topics else [name, p, str(topic_id)])
+        pairs.sort(key=lambda e: (java_string_key(e[0]), e[1], e[2:]))
+        out[member_id] = pairs
+    return out
+
+
+def _comparable(result: Mapping[str, list[Pair]]) -> dict[str, Counter[tuple[Any, ...]]]:
+    return {m: Counter(tuple(e) for e in pairs) for m, pairs in result.items()}
+
+
+def contract_violations(round_: ServerRound, assignment: ServerAssignment) -> tuple[str, ...]:
+    """How ``assignment`` breaks the contract of a server assignor, in words (empty = it does
+    not): :func:`~assignframe.server_assignor.validate_server_assignment`, the core's one
+    validity check seen through the KIP-848 group."""
+    return validate_server_assignment(round_.spec, assignment).problems(round_.topic_names)

@@ -1,0 +1,209 @@
+"""The serialized snapshot's schema, and how each of its values is read back.
+
+:data:`SNAPSHOT_FIELDS` names every key :func:`assignframe.snapshot.snapshot_to_dict` writes and
+its type; the Parquet columns are derived from it (:mod:`assignframe.audit.parquet_input`). The
+readers below turn one value of a JSON line or a Parquet row into a Python value, or raise
+:class:`MalformedSnapshot` saying which; :func:`assignframe.snapshot.read_snapshot` assembles them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import MalformedSnapshot
+from .model import TopicPartition
+
+__all__ = [
+    "ASSIGNMENT_FIELDS",
+    "GROUP_TYPES",
+    "MEMBER_FIELDS",
+    "MEMBER_TYPES",
+    "SNAPSHOT_FIELDS",
+    "SNAPSHOT_SCHEMA",
+    "SUBSCRIPTION_FIELDS",
+    "as_row",
+    "bytes_from_hex",
+    "column",
+    "hex_or_none",
+    "int_or",
+    "lags_from_lists",
+    "lags_to_lists",
+    "merge_notes",
+    "number_or_none",
+    "pairs",
+    "partition_list",
+    "text_or_none",
+]
+
+#: The ``schema`` value of a serialized snapshot.
+SNAPSHOT_SCHEMA = "assignframe.snapshot/1"
+#: Older name of the same layout, written by earlier releases' ``decode --json``.
+COMPATIBLE_SCHEMAS = (SNAPSHOT_SCHEMA, "assignframe.decode.snapshot/1", None)
+
+
+
+#: The kinds of member a consumer-protocol group can hold (KIP-848 mixed groups).
+MEMBER_TYPES = ("classic", "consumer")
+
+
+#: The kinds of group a snapshot can hold (see :class:`~assignframe.snapshot.GroupSnapshot`).
+GROUP_TYPES = ("classic", "consumer")
+
+
+#: A serialized value's type: a name below, or ("struct", fields) / ("list", fields) of nested
+#: objects. "pairs" are ``[[topic, partition], ...]``; "counts" ``{topic: int}``; "lags"
+#: ``{topic: [lag per partition]}``; "strings" a list of strings.
+FieldType = Any
+SUBSCRIPTION_FIELDS: tuple[tuple[str, FieldType], ...] = (
+    ("hex", "string"),  # the bytes as sent; the fields below are for people and hex-less rows
+    ("version", "int"),
+    ("topics", "strings"),
+    ("owned_partitions", "pairs"),
+    ("generation_id", "int"),
+    ("rack_id", "string"),
+    ("user_data", "string"),  # hex
+)
+ASSIGNMENT_FIELDS: tuple[tuple[str, FieldType], ...] = (("hex", "string"), ("partitions", "pairs"))
+#: One member of ``members`` (docs/decode.md explains each key).
+MEMBER_FIELDS: tuple[tuple[str, FieldType], ...] = (
+    ("member_id", "string"),
+    ("group_instance_id", "string"),
+    ("client_id", "string"),
+    ("client_host", "string"),
+    ("client_software", "string"),
+    ("protocols", "strings"),
+    ("member_type", "string"),
+    ("member_epoch", "int"),
+    ("subscription", ("struct", SUBSCRIPTION_FIELDS)),
+    ("assignment", ("struct", ASSIGNMENT_FIELDS)),
+    ("target", ("struct", (("partitions", "pairs"),))),  # null when the target is not known
+)
+#: Every key :func:`~assignframe.snapshot.snapshot_to_dict` writes, in order, with its type:
+#: the one description of the JSON-lines form and of the Parquet columns derived from it.
+SNAPSHOT_FIELDS: tuple[tuple[str, FieldType], ...] = (
+    ("schema", "string"),
+    ("group_type", "string"),
+    ("group_id", "string"),
+    ("generation", "int"),
+    ("protocol", "string"),
+    ("leader", "string"),
+    ("group_state", "string"),
+    ("assignor", "string"),
+    ("target_epoch", "int"),
+    ("observed_at", "float"),
+    ("topic_partitions", "counts"),
+    ("partition_lags", "lags"),
+    ("members", ("list", MEMBER_FIELDS)),
+    ("notes", "strings"),
+)
+
+
+# -- what snapshot_to_dict writes ---------------------------------------------------------------
+
+
+def hex_or_none(data: bytes | None) -> str | None:
+    return None if data is None else data.hex()
+
+
+def pairs(partitions: tuple[TopicPartition, ...]) -> list[list[Any]]:
+    return [[tp.topic, tp.partition] for tp in partitions]
+
+
+def lags_to_lists(lags: Mapping[TopicPartition, int]) -> dict[str, list[int]]:
+    per_topic: dict[str, dict[int, int]] = {}
+    for tp, lag in lags.items():
+        per_topic.setdefault(tp.topic, {})[tp.partition] = lag
+    return {t: [by.get(p, 0) for p in range(max(by) + 1)] for t, by in per_topic.items()}
+
+
+# -- reading one value back -----------------------------------------------------------------------
+
+
+def merge_notes(given: Any, found: list[str]) -> list[str]:
+    notes = [n for n in given if isinstance(n, str)] if isinstance(given, list) else []
+    return notes + [n for n in found if n not in notes]
+
+
+def as_row(raw: Mapping[str, Any] | str) -> Mapping[str, Any]:
+    if isinstance(raw, Mapping):
+        return raw
+    try:
+        row = json.loads(raw)
+    except (ValueError, TypeError) as exc:
+        raise MalformedSnapshot(f"not JSON: {exc}") from None
+    if not isinstance(row, Mapping):
+        raise MalformedSnapshot(f"expected a JSON object, got {type(row).__name__}")
+    return row
+
+
+#: Columns read from a map (pyarrow gives a Parquet map as a list of (key, value) pairs).
+_MAP_COLUMNS = tuple(name for name, kind in SNAPSHOT_FIELDS if kind in ("counts", "lags"))
+#: Columns whose value may be JSON text instead of a nested value.
+_JSON_COLUMNS = (*_MAP_COLUMNS, "members")
+
+
+def column(row: Mapping[str, Any], name: str) -> Any:
+    value = row.get(name)
+    if name in _MAP_COLUMNS and isinstance(value, list):
+        return dict(value)  # pyarrow reads a Parquet map as a list of (key, value) pairs
+    if name in _JSON_COLUMNS and isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError as exc:
+            raise MalformedSnapshot(f"column {name}: not JSON: {exc}") from None
+    return value
+
+
+def int_or(value: Any, default: Any) -> Any:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def number_or_none(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def bytes_from_hex(where: str, what: str, value: Any) -> bytes | None:
+    if value is None:
+        return None
+    try:
+        return bytes.fromhex(value)
+    except (TypeError, ValueError):
+        raise MalformedSnapshot(f"{where} {what} hex is not hex") from None
+
+
+def partition_list(where: str, pairs: Any) -> tuple[TopicPartition, ...]:
+    """``[[topic, partition], ...]``, or the Parquet form ``[{"topic", "partition"}, ...]``."""
+    try:
+        return tuple(_partition(p) for p in pairs)
+    except (TypeError, ValueError, KeyError, IndexError):
+        raise MalformedSnapshot(f"{where}: bad partition list") from None
+
+
+def _partition(item: Any) -> TopicPartition:
+    if isinstance(item, Mapping):
+        return TopicPartition(str(item["topic"]), int(item["partition"]))
+    topic, partition = item  # exactly two: anything else is not a pair (ValueError)
+    return TopicPartition(str(topic), int(partition))
+
+
+def lags_from_lists(value: Any) -> dict[TopicPartition, int] | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise MalformedSnapshot("partition_lags is not a mapping of topic -> [lag per partition]")
+    try:
+        return {
+            TopicPartition(t, p): int(lag)
+            for t, lags in value.items()
+            for p, lag in enumerate(lags)
+        }
+    except (TypeError, ValueError):
+        raise MalformedSnapshot("partition_lags holds a non-integer lag") from None

@@ -1,0 +1,10 @@
+"""server:range meets the server-assignor contract (assignframe.testing.server_contract)."""
+
+from __future__ import annotations
+
+from assignframe.testing.server_contract import ServerAssignorContract
+
+
+class TestRangeContract(ServerAssignorContract):
+    assignor_name = "server:range"
+

@@ -1,0 +1,58 @@
+"""The watch history: events between two states, resume, torn last line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assignframe.cluster.history import GroupState, History, changes
+from assignframe.errors import InputError
+
+
+def _state(owners, generation=3, state="Stable", reconciling=0):
+    return GroupState(generation, state, dict(owners), reconciling)
+
+
+def test_moves_joins_leaves_and_settling():
+    before = _state({"t-0": "a", "t-1": "a", "t-2": "b"})
+    during = _state({"t-0": "a", "t-1": "c"}, 4, "PreparingRebalance")
+    events = changes("g", before, during, 100.0, stuck_after=60)
+    kinds = [e["event"] for e in events]
+    assert kinds == ["epoch", "state", "joined", "left", "moved"]
+    assert events[-1]["partitions"] == [["t-1", "a", "c"], ["t-2", "b", None]]
+    after = _state({"t-0": "a", "t-1": "c", "t-2": "c"}, 4)
+    settled = changes("g", during, after, 107.5, stuck_after=60)
+    assert settled[-1] == {"event": "settled", "seconds": 7.5}
+
+
+def test_stuck_is_said_once_per_episode():
+    before = _state({"t-0": "a"}, 5, "Reconciling", reconciling=1)
+    before.unsettled_since = 0.0
+    first = changes("g", before, _state({"t-0": "a"}, 5, "Reconciling", 1), 61.0, 60)
+    assert [e["event"] for e in first] == ["stuck"]
+    again = GroupState.from_dict({**_state({"t-0": "a"}, 5, "Reconciling", 1).as_dict(),
+                                  "unsettled_since": 0.0, "stuck_said": True})
+    assert changes("g", again, _state({"t-0": "a"}, 5, "Reconciling", 1), 90.0, 60) == []
+
+
+def test_resume_and_torn_last_line(tmp_path):
+    path = tmp_path / "history.jsonl"
+    history = History(path, warn=pytest.fail)
+    state = _state({"t-0": "a"})
+    history.append("g", 1.0, [{"event": "seen"}], state)
+    good = path.read_bytes()
+    path.write_bytes(good + b'{"time": 2.0, "group_id": "g", "ev')
+    warnings: list[str] = []
+    resumed = History(path, warn=warnings.append)
+    assert len(warnings) == 1 and "torn" in warnings[0]
+    assert resumed.last["g"].owners == {"t-0": "a"}
+    assert path.read_bytes() == good  # the torn bytes are cut, the file is valid again
+    assert [json.loads(line)["event"] for line in path.read_text().splitlines()] == ["seen"]
+
+
+def test_a_broken_line_inside_the_history_is_an_error(tmp_path):
+    path = tmp_path / "history.jsonl"
+    path.write_text('not json\n{"group_id": "g", "after": {}}\n')
+    with pytest.raises(InputError, match="line 1"):
+        History(path, warn=pytest.fail)
