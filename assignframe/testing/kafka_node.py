@@ -143,7 +143,7 @@ class KafkaNode:
         :raises BrokerError: start.sh failed or took too long (with both logs' last lines); the
             node is stopped before this is raised
         """
-        find_java()
+        java = find_java()
         if self.running:
             raise BrokerError(f"{self.describe()} is already running")
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -156,7 +156,8 @@ class KafkaNode:
                  *([str(self.port)] if self.port else [])],
                 stdout=subprocess.PIPE,
                 stderr=stderr,
-                env={**os.environ, "EXTRA_PROPS": str(extra),
+                # kafka-run-class.sh runs $JAVA, else whatever java is first on PATH
+                env={**os.environ, "JAVA": str(java), "EXTRA_PROPS": str(extra),
                      "START_TIMEOUT": str(self.start_timeout)},
             )  # fmt: skip
         try:

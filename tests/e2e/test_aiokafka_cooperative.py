@@ -30,12 +30,12 @@ from aiokafka_e2e import (
 from e2e_harness import assert_history_valid, by_member_id, needs_cooperative
 from test_cooperative import TimedProducer
 
-from assignframe.testing.broker import TansuQuirks
+from assignframe.testing.kafka_node import KAFKA_TIMINGS
 
 STRATEGY = ["cooperative-sticky"]
 #: A deadline for one change of the group to settle, not a speed claim: a loaded machine may take
 #: several session timeouts, and a kill is noticed only after one.
-SETTLE = TansuQuirks.REBALANCE_SECONDS * 8
+SETTLE = KAFKA_TIMINGS.rebalance_seconds * 8
 SLOW_RECORDS = {"record_delay": 0.005}  # so a kill lands between processing and committing
 
 

@@ -20,11 +20,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from assignframe.server_replay import replay_server_scenario
 from e2e_harness import assert_history_valid, create_topic, produce
 
 from assignframe.javaorder import Uuid
 from assignframe.plugins import get_plugin_manager
+from assignframe.replay.server import replay_server_scenario
 
 #: member -> (its client, the topics (by suffix) it subscribes), in joining order
 MEMBERS = {
