@@ -89,9 +89,12 @@ def cluster_settings(args: argparse.Namespace) -> tuple[ClientConfig, GroupFilte
 
 
 def _logging(config: ClientConfig, verbose: bool) -> None:
+    """The live read's own logs (the client's, the reader's): to stderr, secrets masked, only
+    with --verbose. Other assignframe warnings (a member's unreadable user data) stay as they
+    are."""
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(RedactingFilter(config))
-    for name in ("kafka", "assignframe"):
+    for name in ("kafka", "assignframe.cluster"):
         logger = logging.getLogger(name)
         logger.addHandler(handler)
         logger.setLevel(logging.DEBUG if verbose else logging.CRITICAL)
