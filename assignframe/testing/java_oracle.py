@@ -277,7 +277,12 @@ class JavaOracle:
 
     def _died(self, what: str) -> JavaOracleError:
         process = self._process
-        code = None if process is None else process.poll()
+        code = None
+        if process is not None:
+            try:  # its output ended: the JVM is exiting, and its exit code says why
+                code = process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                code = None
         self.close()
         tail = "\n".join(self._stderr) or "(nothing on stderr)"
         return JavaOracleError(
