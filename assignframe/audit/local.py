@@ -48,16 +48,18 @@ def run_local(input_path: str | Path, out_dir: str | Path, options: AuditOptions
     aggregates, worst = Aggregates(context.strategies), WorstGroups(options.worst)
     attention = AttentionLists()
     started = time.perf_counter()
-    with _progress(options.progress, reader) as advance:
-        for result in _results(reader, context, options.worker_count):
-            writer.write_rows(result.rows)
-            writer.write_malformed(result.malformed)
-            aggregates.add_rows(result.rows)
-            aggregates.add_malformed(result.malformed)
-            worst.add_rows(result.rows)
-            attention.add_rows(result.rows)
-            advance(result.groups + len(result.malformed))
-    writer.close()
+    try:
+        with _progress(options.progress, reader) as advance:
+            for result in _results(reader, context, options.worker_count):
+                writer.write_rows(result.rows)
+                writer.write_malformed(result.malformed)
+                aggregates.add_rows(result.rows)
+                aggregates.add_malformed(result.malformed)
+                worst.add_rows(result.rows)
+                attention.add_rows(result.rows)
+                advance(result.groups + len(result.malformed))
+    finally:
+        writer.close()  # what was written stays readable, even when a group failed
     elapsed = time.perf_counter() - started
     details = group_details(input_path, worst.input_rows(), context, options.chunk_size)
     run = _run_facts(input_path, options, elapsed, aggregates, len(skip))

@@ -161,14 +161,19 @@ def _predict(
     except Exception as exc:
         return {"assignor": name, "error": f"{type(exc).__name__}: {exc}", "hypothetical":
                 hypothetical}
-    handover = predicted_handover(group, owned, target, epoch)
+    try:
+        handover: dict[str, Any] | None = predicted_handover(group, owned, target, epoch)
+        why_not = None
+    except Exception as exc:  # the hand-over cannot be played (e.g. a partition two own)
+        handover, why_not = None, f"{type(exc).__name__}: {exc}"
     return {
         "assignor": name,
         "hypothetical": hypothetical,
         "valid": bool(metrics["valid"]),
         "partitions_moved": metrics["partitions_moved"],
-        "max_unowned_ms": handover["max_unowned_ms"],
+        "max_unowned_ms": None if handover is None else handover["max_unowned_ms"],
         "handover": handover,
+        "handover_error": why_not,
         "metrics": metrics,
     }
 

@@ -77,7 +77,8 @@ def _row(name: str, metrics: Mapping[str, Any] | None, predicted: Mapping[str, A
         moved = [key for key, _ in METRIC_COLUMNS].index("partitions_moved") + 1
         row[moved] = f"invalid: {(metrics or {}).get('problems')}"
         return row + ["–"]
-    return row + [(predicted.get("max_unowned_ms") or 0) / 1000]
+    wait = predicted.get("max_unowned_ms")
+    return row + ["–" if wait is None else wait / 1000]  # None: the hand-over was not played
 
 
 def unowned_cell(step: Mapping[str, Any]) -> str:

@@ -152,3 +152,37 @@ def test_a_consumer_group_is_recommended_uniform_on_a_tie(make_snapshot, context
     uniform, range_ = by_strategy["server:uniform"], by_strategy["server:range"]
     assert uniform["spread"] == range_["spread"] and uniform["partitions_moved"] == 0
     assert rows[0]["recommendation"] == "server:uniform" and rows[0]["recommendation_tie"]
+
+
+def test_a_hand_over_that_cannot_be_played_is_a_result_not_a_crash(context):
+    """A group of the 10k-group Spark fleet (group-0008753): consumer-0 holds all four
+    partitions and consumer-1 also holds topic-777-1-0. Its upgrade is refused; playing the
+    hypothetical hand-over got stuck (a partition two members own) and crashed the whole
+    audit. The prediction now says why it has no hand-over, and the rows hold no wait."""
+    topics = [f"topic-777-{i}" for i in range(4)]
+    owned = {
+        "consumer-0-fd9be616": [(t, 0) for t in topics],
+        "consumer-1-4b0d12a3": [("topic-777-1", 0)],
+        "consumer-2-60e3c8eb": [],
+        "consumer-3-4fd16763": [],
+    }
+    members = [
+        {
+            "member_id": member,
+            "subscription": {"hex": codec.encode_subscription(topics, version=3).hex()},
+            "assignment": {"hex": codec.encode_assignment(partitions, version=3).hex()},
+        }
+        for member, partitions in owned.items()
+    ]
+    row = {"group_id": "group-0008753", "generation": 424, "protocol": "range",
+           "topic_partitions": dict.fromkeys(topics, 1), "members": members}
+    rows, detail = audit_group(0, row, context, detail=True)
+    assert rows[0]["migration_verdict"] == "refused" and rows[0]["refused_shared_partition"]
+    for predicted in detail["migration"]["predicted"]:
+        assert predicted["hypothetical"]
+        if predicted["handover"] is None:
+            assert "did not reach its target epoch" in predicted["handover_error"]
+            prefix = predicted["assignor"].split(":")[1]
+            assert predicted["max_unowned_ms"] is None
+            assert rows[0][f"{prefix}_max_unowned_ms"] is None
+    assert any(p["handover"] is None for p in detail["migration"]["predicted"])
