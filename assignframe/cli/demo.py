@@ -6,7 +6,9 @@ given; it never runs the tools it shows):
 1. decode the shipped captures (``assignframe/data/captures/*.pcap``) into snapshots;
 2. simulate every shipped scenario (``assignframe/data/scenarios``) with every strategy;
 3. generate a sample fleet (deterministic, from a seed) and audit it;
-4. write ``report.html`` with the fleet, the simulations and the captured groups.
+4. start a local broker, run a few real groups on it and ``inspect`` them
+   (:mod:`assignframe.cli.demo_live`; ``--no-broker`` leaves this out);
+5. write ``report.html`` with the fleet, the simulations and the captured groups.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from ..decode.jsonl import consumer_snapshot_dicts, json_line, snapshot_dicts
 from ..report import write_report
 from ..simulate import load_scenario, shipped_scenarios, simulate
 from ._common import add_command, positive_int
+from .demo_live import live_stage
+from .inspect import print_inspection, write_inspection
 
 __all__ = ["DemoOptions", "register", "run_demo", "shipped_captures"]
 
@@ -42,6 +46,7 @@ class DemoOptions:
     processes: int | None = None
     master: str = "local[*]"
     progress: bool = False
+    live: bool = True
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -52,9 +57,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Run every tool on the sample data shipped inside the package: decode the\n"
             "captures, simulate the scenarios with every strategy, audit a generated fleet,\n"
-            "and write one report (its path is printed at the end)."
+            "start a local broker (Apache Kafka from shared/java/broker, else Tansu) with a few\n"
+            "real groups and inspect it, and write one report (its path is printed at the end)."
         ),
-        examples=("assignframe demo", "assignframe demo --out demo-out --groups 5000"),
+        examples=(
+            "assignframe demo",
+            "assignframe demo --out demo-out --groups 5000",
+            "assignframe demo --no-broker",
+        ),
     )
     parser.add_argument(
         "--out",
@@ -72,6 +82,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--processes", type=positive_int, help="local engine workers (default: CPU count)"
     )
     parser.add_argument("--master", default="local[*]", help="Spark master URL (spark engine)")
+    parser.add_argument("--no-broker", dest="live", action="store_false",
+                        help="leave out the live stage (no local broker, no inspect)")
     parser.set_defaults(handler=_run)
 
 
@@ -85,10 +97,15 @@ def _run(args: argparse.Namespace) -> int:
         args.processes,
         args.master,
         progress=sys.stderr.isatty(),
+        live=args.live,
     )
     result = run_demo(options)
     print(f"done in {time.perf_counter() - started:.0f} s")
     print(f"report: {Path(result['report']).resolve()}")
+    live = result["live"]
+    if live is not None and live.skipped:
+        print(f"assignframe: skipped: {live.skipped}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -119,11 +136,17 @@ def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> dict[s
     )
     summary = run_audit(fleet, out / "audit", audit_options, options.engine)
     say(f"audited {summary['groups']:,} groups ({summary['malformed']} malformed rows skipped)")
+    live = live_stage(out, say) if options.live else None
+    if live is not None and live.inspection is not None:
+        say(f"inspected {len(live.inspection.verdicts)} live group(s) on {live.broker}:")
+        print_inspection(live.inspection)
+        write_inspection(out / "inspect", None, live.inspection)
     views = [snapshot_view(snapshot, str(snapshot["source"])) for snapshot in snapshots]
     report = write_report(
         out / "report.html", audit_summary=summary, simulations=simulations, captures=views
     )
-    return {"report": report, "summary": summary, "simulations": simulations, "captures": views}
+    return {"report": report, "summary": summary, "simulations": simulations, "captures": views,
+            "live": live}
 
 
 def decode_captures(path: Path) -> list[dict[str, Any]]:

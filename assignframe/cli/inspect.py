@@ -19,7 +19,8 @@ from ..errors import BrokerError, InputError
 from ..snapshot import snapshot_to_dict
 from ._common import CommandLineError, add_command, console, print_json
 
-__all__ = ["add_cluster_arguments", "cluster_settings", "register"]
+__all__ = ["add_cluster_arguments", "cluster_settings", "print_inspection", "register",
+           "write_inspection"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -112,9 +113,9 @@ def _run(args: argparse.Namespace) -> int:
         for snapshot in inspection.snapshots:
             print_json(snapshot_to_dict(snapshot))
     else:
-        _print_table(inspection)
+        print_inspection(inspection)
     if args.out or args.html:
-        _write_out(args.out, args.html, inspection)
+        write_inspection(args.out, args.html, inspection)
     return _said(inspection)
 
 
@@ -126,7 +127,7 @@ def _said(inspection: Inspection) -> int:
     return 1 if lines else 0
 
 
-def _print_table(inspection: Inspection) -> None:
+def print_inspection(inspection: Inspection) -> None:
     from rich.table import Table
 
     table = Table(title=f"{inspection.read.bootstrap}: {len(inspection.verdicts)} group(s), "
@@ -146,7 +147,7 @@ def _cell(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
-def _write_out(out: Path | None, html: Path | None, inspection: Inspection) -> None:
+def write_inspection(out: Path | None, html: Path | None, inspection: Inspection) -> None:
     """``--out``: the snapshots, the verdicts and the audit's outputs over the snapshots;
     ``--html``: the audit's report page of them."""
     import tempfile

@@ -15,12 +15,23 @@
   (installed plugins), ``assignframe_shared_dir``, ``assignframe_kafka_broker`` and
   ``assignframe_java_oracle`` (one coordinator JVM per session).
 
-Importing this package imports pytest and hypothesis; the core never does.
+The contract kit needs pytest and hypothesis; it is imported when first named, so the test
+brokers (:mod:`~assignframe.testing.kafka_node`, :mod:`~assignframe.testing.tansu`), which
+``assignframe demo`` starts too, import without them. The core never imports this package.
 """
 
 from __future__ import annotations
 
-from .contract import CONTRACT_SETTINGS, StrategyContract
+from typing import Any
+
 from .paths import SHARED_ENV, shared_path
 
 __all__ = ["CONTRACT_SETTINGS", "SHARED_ENV", "StrategyContract", "shared_path"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("CONTRACT_SETTINGS", "StrategyContract"):
+        from . import contract
+
+        return getattr(contract, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

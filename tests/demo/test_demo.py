@@ -20,7 +20,9 @@ def test_captures_are_shipped():
 
 def test_demo_end_to_end(tmp_path, capsys):
     out = tmp_path / "demo"
-    assert main(["demo", "--out", str(out), "--groups", "150", "--processes", "1"]) == 0
+    # the live stage (a local broker, inspect) is tested in tests/cluster/test_demo_live.py
+    assert main(["demo", "--out", str(out), "--groups", "150", "--processes", "1",
+                 "--no-broker"]) == 0
     printed = capsys.readouterr().out
     report = out / "report.html"
     assert f"report: {report.resolve()}" in printed

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from assignframe.testing import shared_path
+
 ROOT = Path(__file__).resolve().parents[2]
 README, TUTORIAL = ROOT / "README.md", ROOT / "docs" / "tutorial.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
@@ -106,7 +108,8 @@ def _report(result: subprocess.CompletedProcess) -> str:
 @pytest.mark.slow
 def test_readme_using_it_runs(clone, tmp_path):
     before = {p.name for p in clone.iterdir()}
-    result = run_blocks(README, clone, tmp_path / "home")
+    # the copy is not beside shared/ as a clone is: the demo's live stage finds its broker there
+    result = run_blocks(README, clone, tmp_path / "home", ASSIGNFRAME_SHARED=str(shared_path(ROOT)))
     assert result.returncode == 0, _report(result)
     assert "fair" in result.stdout and "lag-sticky" in result.stdout  # `assignframe plugins`
     assert "(follow-up)" in result.stdout  # the cooperative replay's second round
