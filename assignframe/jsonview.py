@@ -1,14 +1,47 @@
-"""Plain JSON values from the objects strategies and the codec return (for views, never for
+"""JSON in and out.
+
+Out: plain JSON values from the objects strategies and the codec return (for views, never for
 round trips): dataclasses and objects with ``to_dict`` become objects, named tuples and other
-sequences lists, bytes hex, anything else unknown its ``repr``."""
+sequences lists, bytes hex, anything else unknown its ``repr``.
+
+In: :func:`loads` and :func:`load_yaml`, the readers of every document a user gives (scenario,
+group and snapshot files, JSON lines). Input nested deeper than the interpreter can follow is
+malformed like any other (``json.JSONDecodeError``, ``yaml.YAMLError``), so each reader's own
+"line N is not JSON" error names it, never a ``RecursionError`` traceback.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["json_value"]
+__all__ = ["json_value", "load_yaml", "loads"]
+
+TOO_DEEP = "nested too deeply to read"
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads``; too deep a nesting raises ``json.JSONDecodeError`` (see the docstring)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        document = text if isinstance(text, str) else text.decode("utf-8", "replace")
+        raise json.JSONDecodeError(TOO_DEEP, document, 0) from None
+
+
+def load_yaml(text: str, *, every_document: bool = False) -> Any:
+    """``yaml.safe_load`` (or the list of ``safe_load_all``'s non-empty documents); too deep a
+    nesting raises ``yaml.YAMLError``."""
+    import yaml
+
+    try:
+        if every_document:
+            return [d for d in yaml.safe_load_all(text) if d is not None]
+        return yaml.safe_load(text)
+    except RecursionError:
+        raise yaml.YAMLError(TOO_DEEP) from None
 
 _MAX_DEPTH = 32  # user data is data, not a structure to recurse into without end
 

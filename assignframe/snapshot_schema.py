@@ -8,11 +8,11 @@ readers below turn one value of a JSON line or a Parquet row into a Python value
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from .errors import MalformedSnapshot
+from .jsonview import loads
 from .model import TopicPartition
 
 __all__ = [
@@ -130,7 +130,7 @@ def as_row(raw: Mapping[str, Any] | str) -> Mapping[str, Any]:
     if isinstance(raw, Mapping):
         return raw
     try:
-        row = json.loads(raw)
+        row = loads(raw)
     except (ValueError, TypeError) as exc:
         raise MalformedSnapshot(f"not JSON: {exc}") from None
     if not isinstance(row, Mapping):
@@ -150,7 +150,7 @@ def column(row: Mapping[str, Any], name: str) -> Any:
         return dict(value)  # pyarrow reads a Parquet map as a list of (key, value) pairs
     if name in _JSON_COLUMNS and isinstance(value, str):
         try:
-            return json.loads(value)
+            return loads(value)
         except ValueError as exc:
             raise MalformedSnapshot(f"column {name}: not JSON: {exc}") from None
     return value

@@ -16,13 +16,13 @@ A packet capture given as input is said to be one (decode it first), not read as
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..jsonview import loads
 
 __all__ = ["InputReader", "input_format", "superseded_rows"]
 
@@ -107,7 +107,7 @@ def _group_generations(path: Path) -> Iterator[tuple[int, str, int]]:
                 if found is None or not _is_json_object(line):
                     continue
                 try:
-                    group_id = json.loads(found.group(1))
+                    group_id = loads(found.group(1))
                 except ValueError:
                     continue
                 generation = _GENERATION.search(line)
@@ -117,7 +117,7 @@ def _group_generations(path: Path) -> Iterator[tuple[int, str, int]]:
 def _is_json_object(line: bytes) -> bool:
     """A whole JSON object (a broken line must be read, and reported, not passed over)."""
     try:
-        return isinstance(json.loads(line), dict)
+        return isinstance(loads(line), dict)
     except ValueError:
         return False
 

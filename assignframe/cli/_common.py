@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 
 from ..errors import InputError, UnknownOptionError, UnknownStrategyError
+from ..jsonview import loads
 from ..model import TopicPartition
 from ..plugins.manager import PluginManager
 from ..server_assignor import SERVER_PREFIX
@@ -128,7 +129,7 @@ def read_json(path: str | Path) -> Any:
     if not text.strip():
         raise InputError("empty file, expected JSON", str(path))
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"not JSON: {exc.msg}", f"{path} line {exc.lineno}") from None
 
@@ -154,7 +155,7 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
         if not sep or not key:
             raise CommandLineError(f"--option expects KEY=VALUE, got {pair!r}")
         try:
-            options[key] = json.loads(raw)
+            options[key] = loads(raw)
         except json.JSONDecodeError:
             options[key] = raw
     return options

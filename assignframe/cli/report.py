@@ -12,6 +12,7 @@ from typing import Any
 
 from ..audit import snapshot_view
 from ..errors import InputError, ScenarioError
+from ..jsonview import loads
 from ..report import write_report
 from ._common import add_command, read_json, read_text
 
@@ -80,7 +81,7 @@ def _snapshot_views(path: Path) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            views.append(snapshot_view(json.loads(line), path.name))
+            views.append(snapshot_view(loads(line), path.name))
         except (json.JSONDecodeError, ScenarioError, KeyError, TypeError, AttributeError) as exc:
             raise InputError(f"not a decode snapshot: {exc}", f"{path} line {number}") from None
     if not views:

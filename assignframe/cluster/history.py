@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..jsonview import loads
 from .fleet import GroupVerdict
 
 __all__ = ["GroupState", "History", "changes", "state_of"]
@@ -127,7 +128,7 @@ class History:
         good = 0
         for line, end in _lines(data):
             try:
-                event = json.loads(line)
+                event = loads(line)
                 self.last[event["group_id"]] = GroupState.from_dict(event["after"])
             except (ValueError, KeyError, TypeError):
                 if end < len(data) or data.endswith(b"\n"):

@@ -10,13 +10,13 @@ ConsumerProtocol bytes inside group metadata are decoded with the group's protoc
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import assignframe_codec as codec
 
+from ..jsonview import loads
 from .payload import _enrich, jsonable, parse_payload_text
 from .problems import Problems
 
@@ -108,7 +108,7 @@ def _coordinator_record(record: OffsetsRecord, key: bytes, value: bytes | None) 
 def _pair_from_line(line: str) -> tuple[bytes, bytes | None]:
     """``KEY VALUE`` / ``KEY`` / ``KEY null`` (hex or base64), or JSON ``{"key", "value"}``."""
     if line.startswith("{"):
-        obj = json.loads(line)
+        obj = loads(line)
         value = obj.get("value")
         return parse_payload_text(obj["key"]), None if value is None else parse_payload_text(value)
     parts = line.replace(",", " ").replace("\t", " ").split()

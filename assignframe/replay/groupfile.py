@@ -30,6 +30,7 @@ import yaml
 from ..classic.protocol import UserDataReader
 from ..classic.wire import WIRE_VERSION
 from ..errors import ScenarioError
+from ..jsonview import load_yaml, loads
 from ..model import GroupSubscription, Member, TopicPartition
 from ..plugins.manager import PluginManager
 from ..snapshot_schema import GROUP_TYPES
@@ -77,10 +78,10 @@ def read_group_file(path: str | os.PathLike[str], text: str | None = None) -> Gr
     except OSError as exc:
         raise ScenarioError(f"{source}: cannot read: {exc.strerror or exc}") from exc
     try:
-        document = json.loads(content)
+        document = loads(content)
     except json.JSONDecodeError:
         try:
-            document = yaml.safe_load(content)
+            document = load_yaml(content)
         except yaml.YAMLError as exc:
             raise ScenarioError(f"{source}: neither JSON nor YAML: {exc}") from exc
     _check(document, source)

@@ -22,6 +22,7 @@ from typing import IO, Any
 
 from ..errors import FencedMemberEpochError, InputError
 from ..javaorder import Uuid, java_string_key
+from ..jsonview import loads
 from ..model import TopicPartition
 from ..rebalance.reconcile import (
     ConsumerGroupMember,
@@ -79,8 +80,8 @@ def starts_with_reconcile_case(stream: IO[str]) -> bool:
     first = next((line for line in stream if line.strip()), "")
     stream.seek(0)
     try:
-        return is_reconcile_case(json.loads(first))
-    except (json.JSONDecodeError, RecursionError):  # not this layout: its reader says why
+        return is_reconcile_case(loads(first))
+    except json.JSONDecodeError:  # not this layout: its reader says why
         return False
 
 
@@ -90,11 +91,9 @@ def read_cases(stream: IO[str], name: str = "<cases>") -> Iterator[tuple[int, di
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"not JSON: {exc.msg}", f"{name}:{line_number}") from exc
-        except RecursionError:
-            raise InputError("not JSON: nested too deeply", f"{name}:{line_number}") from None
         if not is_reconcile_case(value):
             raise InputError(
                 "not a reconcile case (steps with an input member and target_epoch)",

@@ -19,6 +19,7 @@ from typing import IO, Any
 import yaml
 
 from ..errors import ScenarioError
+from ..jsonview import load_yaml, loads
 from ..model import Cluster, TopicPartition
 
 __all__ = [
@@ -59,7 +60,7 @@ def _read_stream(stream: IO[str], name: str) -> Iterator[dict[str, Any]]:
         yield from _parse_yaml("".join(first_lines) + stream.read(), name)
         return
     try:
-        first_value = json.loads(first)
+        first_value = loads(first)
     except json.JSONDecodeError:
         yield from _parse_whole("".join(first_lines) + stream.read(), name)
         return
@@ -72,7 +73,7 @@ def _parse_json_lines(stream: IO[str], name: str, lines_read: int) -> Iterator[d
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = loads(line)
         except json.JSONDecodeError as exc:
             raise ScenarioError(f"{name}:{line_number}: not JSON: {exc.msg}") from exc
         yield validate_scenario(value, f"{name}:{line_number}")
@@ -81,7 +82,7 @@ def _parse_json_lines(stream: IO[str], name: str, lines_read: int) -> Iterator[d
 def _parse_whole(text: str, name: str) -> Iterator[dict[str, Any]]:
     """A single (pretty-printed) JSON object, else YAML."""
     try:
-        value = json.loads(text)
+        value = loads(text)
     except json.JSONDecodeError:
         yield from _parse_yaml(text, name)
         return
@@ -92,7 +93,7 @@ def _parse_whole(text: str, name: str) -> Iterator[dict[str, Any]]:
 
 def _parse_yaml(text: str, name: str) -> Iterator[dict[str, Any]]:
     try:
-        documents = [d for d in yaml.safe_load_all(text) if d is not None]
+        documents = load_yaml(text, every_document=True)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{name}:{mark.line + 1}" if mark else name

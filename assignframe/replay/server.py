@@ -29,6 +29,7 @@ from typing import IO, Any
 
 from ..errors import ScenarioError
 from ..javaorder import Uuid, java_string_key
+from ..jsonview import loads
 from ..metrics import balance_score
 from ..rebalance.server_chain import Current, target_after
 from ..server_assignor import (
@@ -191,8 +192,8 @@ def open_scenarios(source: str | os.PathLike[str]) -> tuple[bool, IO[str]]:
             break
     stream.seek(0)
     try:
-        return is_server_scenario(json.loads(first)), stream
-    except (json.JSONDecodeError, RecursionError):  # not this layout: its reader says why
+        return is_server_scenario(loads(first)), stream
+    except json.JSONDecodeError:  # not this layout: its reader says why
         return False, stream
 
 
@@ -202,7 +203,7 @@ def read_server_scenarios(stream: IO[str], name: str = "<scenarios>") -> Iterato
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = loads(line)
         except json.JSONDecodeError as exc:
             raise ScenarioError(f"{name}:{line_number}: not JSON: {exc.msg}") from exc
         if not is_server_scenario(value):

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from ..errors import ScenarioError
+from ..jsonview import load_yaml
 from ..rebalance.convergence import OWNED_PARTITIONS_MODES
 from ._fields import (
     Where,
@@ -85,7 +86,7 @@ def load_scenario(path: str | Path) -> Scenario:
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     try:
-        document = yaml.safe_load(text)
+        document = load_yaml(text)
     except yaml.YAMLError as exc:
         raise ScenarioError(f"{path}: not valid YAML/JSON: {exc}") from exc
     return parse_scenario(document, str(path))

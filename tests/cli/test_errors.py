@@ -72,6 +72,8 @@ def workdir(tmp_path, monkeypatch, cli_pm):
     (tmp_path / "consumer.yaml").write_text("group_type: consumer\n" + GROUP)
     (tmp_path / "members.yaml").write_text("members: [1]\n")
     (tmp_path / "bad.jsonl").write_text('{"id": "x", "rounds": []}\n')
+    # nested deeper than the interpreter's recursion limit: malformed, never a RecursionError
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000 + "\n")
     write_fleet(tmp_path / "fleet.jsonl", 4, seed=3, max_members=3, max_partitions=6, pm=cli_pm)
     return tmp_path
 
@@ -301,6 +303,13 @@ TABLE = [
         2,
         "cannot read the client config: FileNotFoundError (missing)",
     ),
+    # too deep a document, in every command that reads JSON or YAML
+    (["replay", "deep.json"], 2, "neither JSON nor YAML: nested too deeply to read (deep.json)"),
+    (["assign", "--strategy", "range", "deep.json"], 2,
+     "neither JSON nor YAML: nested too deeply to read (deep.json)"),
+    (["simulate", "deep.json"], 2, "not valid YAML/JSON: nested too deeply to read (deep.json)"),
+    (["audit", "deep.json"], 2, "no group snapshot could be read (1 malformed rows; line 1: not "
+     "JSON: nested too deeply to read: line 1 column 1 (char 0)) (deep.json)"),
     # demo, usage
     (
         ["demo", "--groups", "0"],

@@ -103,4 +103,4 @@ def test_json_nested_too_deeply_is_an_error_not_a_crash(tmp_path, capsys):
     path = tmp_path / "deep.jsonl"
     path.write_text(json.dumps(_cases()[0]) + "\n" + "[" * 100_000 + "]" * 100_000 + "\n")
     assert main(["replay", str(path), "--json"]) == 2
-    assert f"not JSON: nested too deeply ({path}:2)" in capsys.readouterr().err
+    assert f"not JSON: nested too deeply to read ({path}:2)" in capsys.readouterr().err
