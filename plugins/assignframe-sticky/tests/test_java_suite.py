@@ -321,3 +321,59 @@ def _splits(group, members, partitions, load):
         left = [tp for tp in partitions if tp not in chosen]
         for others in _splits(group, rest, left, load):
             yield {first: chosen, **others}
+
+
+# -- an owned partition off its owner's rack (Java's rule) ------------------------------------
+
+#: A random group (seed 23, #322 of the comparison in the README) where the old ranking kept
+#: c-0 with m0 (off its rack) and gave away b-0 (on it); Java releases c-0 first.
+OFF_RACK_CLUSTER = Cluster(
+    {"a": 6, "b": 2, "c": 4},
+    {
+        "a": (("r1", "r2"), ("r1", "r2"), ("r1",), (), ("r1", "r2"), ("r1", "r2")),
+        "b": (("r1", "r2"), ()),
+        "c": ((), ("r1", "r2"), ("r1", "r2"), ()),
+    },
+)
+OFF_RACK_MEMBERS = {  # topics, rack, owned (generation 1; -1 when nothing)
+    "m0": (("a", "b", "c"), "r1", "a-4, a-5, b-0, c-0"),
+    "m1": (("a", "b", "c"), "r2", ""),
+    "m2": (("b", "c"), "r2", ""),
+    "m3": (("a", "c"), "r1", "a-1, a-2, c-2"),
+    "m4": (("a", "b", "c"), "r1", "a-0, c-1, c-3"),
+}
+OFF_RACK_JAVA = {
+    "m0": "a-4, a-5, b-0",
+    "m1": "a-3, c-0",
+    "m2": "b-1, c-3",
+    "m3": "a-1, a-2, c-2",
+    "m4": "a-0, c-1",
+}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES, ids=IDS)
+def test_owned_partition_off_its_rack_never_outranks_one_on_it(java_sticky, strategy):
+    """AbstractStickyAssignor (both builders) releases an owned partition none of whose
+    replicas is on its owner's rack before anything is kept: it can never cost the owner a
+    partition on its rack. m0 owns b-0 (replicas on r1, its rack) and c-0 (no replica); one of
+    them must go at the same balance and off-rack count: c-0 goes, as in Java."""
+    members = {
+        m: sticky_member(strategy, m, topics, _parse(owned), 1 if owned else -1, rack)
+        for m, (topics, rack, owned) in OFF_RACK_MEMBERS.items()
+    }
+    group = GroupSubscription(members, OFF_RACK_CLUSTER, 2)
+    if isinstance(strategy, CooperativeStickyStrategy):
+        java = _java_settled(java_sticky, strategy, group)[1]
+    else:
+        java = java_sticky.assign(
+            "sticky",
+            OFF_RACK_CLUSTER,
+            {
+                m: JavaMember(topics, rack, 1 if owned else -1, tuple(_parse(owned)))
+                for m, (topics, rack, owned) in OFF_RACK_MEMBERS.items()
+            },
+        )
+    assert {m: _names(java, m) for m in members} == OFF_RACK_JAVA
+    ours = settled(strategy, group)
+    assert {m: _names(ours, m) for m in members} == OFF_RACK_JAVA
+    assert rack_mismatches(group, ours) == rack_mismatches(group, java)
