@@ -6,7 +6,9 @@ enumerated: each partition to one of its subscribers. Ours must reach the best b
 least sum of squared loads, which also gives the least KIP-54 score of all load vectors that
 are "balanced" in the chain-of-moves sense), and among all assignments with our exact load
 multiset it must put the fewest partitions on a member whose rack holds no replica (when racks
-apply, by Java's rule) and, among those, keep the most partitions with their previous owners.
+apply, by Java's rule) and, among those, keep the most partitions with their previous owners:
+first those on their owner's rack, then any (Java releases an owned partition off its owner's
+rack before it keeps anything, so such a partition never costs one on the rack).
 """
 
 from __future__ import annotations
@@ -77,9 +79,10 @@ def _group(counts, topics, owners, cooperative: bool, racks=None) -> GroupSubscr
     return GroupSubscription(members, Cluster(counts, replicas), 2)
 
 
-def exhaustive_optimum(group, owners) -> tuple[int, dict[tuple[int, ...], tuple[int, int]]]:
+def exhaustive_optimum(group, owners) -> tuple[int, dict[tuple[int, ...], tuple[int, ...]]]:
     """The least sum of squared loads over every valid assignment, and per sorted load vector
-    the best (fewest off-rack, then most kept) as ``(off-rack, -kept)``."""
+    the best (fewest off-rack, then most kept on the rack, then most kept) as
+    ``(off-rack, -kept on the rack, -kept)``."""
     topics = {m: x.topics for m, x in group.members.items()}
     counts = group.cluster.partitions_per_topic
     members = sorted(topics)
@@ -88,7 +91,7 @@ def exhaustive_optimum(group, owners) -> tuple[int, dict[tuple[int, ...], tuple[
     choices = [[m for m in members if tp[0] in topics[m]] for tp in partitions]
     off_rack = _off_rack_table(group, partitions)
     least = None
-    best: dict[tuple[int, ...], tuple[int, int]] = {}
+    best: dict[tuple[int, ...], tuple[int, ...]] = {}
     for pick in product(*choices):
         loads = dict.fromkeys(members, 0)
         for member in pick:
@@ -96,13 +99,21 @@ def exhaustive_optimum(group, owners) -> tuple[int, dict[tuple[int, ...], tuple[
         vector = tuple(sorted(loads.values()))
         squares = sum(v * v for v in vector)
         least = squares if least is None else min(least, squares)
-        kept = sum(owners.get(tp) == member for tp, member in zip(partitions, pick, strict=True))
-        misplaced = sum(
-            off_rack.get((tp, member), 0) for tp, member in zip(partitions, pick, strict=True)
-        )
-        score = (misplaced, -kept)
+        score = _score(zip(partitions, pick, strict=True), owners, off_rack)
         best[vector] = min(best.get(vector, score), score)
     return least or 0, best
+
+
+def _score(placed, owners, off_rack) -> tuple[int, int, int]:
+    """``(off-rack, -kept on the owner's rack, -kept)`` of (partition, member) pairs."""
+    misplaced = on_rack = kept = 0
+    for tp, member in placed:
+        off = off_rack.get((tp, member), 0)
+        misplaced += off
+        if owners.get(tp) == member:
+            kept += 1
+            on_rack += not off
+    return misplaced, -on_rack, -kept
 
 
 def _off_rack_table(group, partitions) -> dict:
@@ -127,11 +138,9 @@ def test_balance_then_racks_then_most_kept_is_the_exact_optimum(case, cooperativ
     assignment = settled(strategy, group)
     loads = {m: len(assignment.partitions_of(m)) for m in topics}
     vector = tuple(sorted(loads.values()))
-    kept = sum(
-        owners.get((tp.topic, tp.partition)) == m
-        for m in topics
-        for tp in assignment.partitions_of(m)
-    )
+    placed = [((tp.topic, tp.partition), m) for m in topics for tp in assignment.partitions_of(m)]
+    score = _score(placed, owners, _off_rack_table(group, [tp for tp, _ in placed]))
     least, best = exhaustive_optimum(group, owners)
     assert sum(v * v for v in vector) == least, f"not the best balance: {loads}"
-    assert (rack_mismatches(group, assignment), -kept) == best[vector], best
+    assert score[0] == rack_mismatches(group, assignment)
+    assert score == best[vector], best

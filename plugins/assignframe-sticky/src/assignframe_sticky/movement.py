@@ -4,7 +4,9 @@
 closer together, i.e. the least-majorized ("decreasingly minimal") load vector, which is also
 the minimum of the sum of squared loads. Many assignments share it; this module picks, among
 all of them, one with the most partitions on a member in a rack holding a replica (KIP-881),
-then, among those, one keeping the most partitions with the members that held them.
+then, among those, one keeping the most partitions with the members that held them: first
+those on their owner's rack, then those off it (Java releases an owned partition off its
+owner's rack before it keeps anything: it never costs the owner one on the rack).
 
 Partitions are grouped: by block (topics subscribed by the same classes) and, when racks are
 used, by the racks of their replicas. The model (argued in the plugin README): source -> group
@@ -12,9 +14,10 @@ used, by the racks of their replicas. The model (argued in the plugin README): s
 a *free* arc) -> sink (the member's load). Costs, in strictly dominating tiers: the member's
 squared load (the ``k``-th partition costs ``2k - 1``, times ``BIG``); minus ``RACK`` per
 partition not off-rack (on a member in a rack holding a replica, or on a member without a
-rack); minus 1 per partition kept. A min-cost max-flow therefore minimises the squares (the
-balance), then maximises rack alignment, then what is kept; integral capacities give an
-integral optimum.
+rack); minus ``KEEP`` per partition kept on its owner's rack; minus 1 per partition kept off
+it. A min-cost max-flow therefore minimises the squares (the balance), then maximises rack
+alignment, then what is kept on the rack, then what is kept at all; integral capacities give
+an integral optimum.
 
 Every load vector at that balance lies within one partition of the one ``balance.py`` found
 (Frank and Murota, *Discrete decreasing minimization*, 2022), so each member's load is modelled
@@ -74,20 +77,26 @@ def plan_members(
     groups: Groups,
     held: Sequence[dict[int, int]],
     member_rack: Sequence[str | None],
+    held_off_rack: Sequence[dict[int, int]] | None = None,
 ) -> MemberPlan:
     """Member loads, kept and given counts per group: the balance of ``class_loads``, then the
-    most rack-local partitions, then the most kept.
+    most rack-local partitions, then the most kept on their owner's rack, then the most kept.
 
     :param class_loads: per class, block -> partitions (``balance.plan_class_loads``)
-    :param held: per member index, group -> partitions it may keep
+    :param held: per member index, group -> partitions it may keep (on its rack, when racks
+        are used)
     :param member_rack: per member index, its rack or None
+    :param held_off_rack: per member index, group -> partitions it holds there off its rack
+        (``planned.split_off_rack``): kept only as the last tie-break
     """
     loads = _balanced_member_loads(topology, class_loads, held)
     used = [
         g for g, size in enumerate(groups.size) if size and topology.subscribers[groups.block[g]]
     ]
     total = sum(groups.size[g] for g in used)
-    rack_bonus = total + 1  # more than every kept partition together
+    off_rack = held_off_rack if held_off_rack is not None and any(held_off_rack) else None
+    keep_bonus = total + 1 if off_rack else 1  # more than every partition kept off its rack
+    rack_bonus = keep_bonus * (total + 1)  # more than every kept partition together
     big = rack_bonus * (total + 1) + 1  # more than every rack and kept bonus together
     forced = -(big * (2 * max(loads.values(), default=0) + 3) * (total + 1) + big)
     members = [
@@ -101,7 +110,7 @@ def plan_members(
     groups_of_block: dict[int, list[int]] = {}
     for g in used:
         groups_of_block.setdefault(groups.block[g], []).append(g)
-    arcs: dict[tuple[int, int], tuple[int | None, int]] = {}
+    arcs: dict[tuple[int, int], tuple[int | None, int, int | None]] = {}
     for position, member in enumerate(members):
         node = first_member + position
         mine, rack = held[member], member_rack[member]
@@ -110,10 +119,13 @@ def plan_members(
                 # a member without a rack is never off-rack (Java counts no mismatch for it)
                 local = rack is None or rack in groups.local[g]
                 bonus = rack_bonus if local and groups.racks_used else 0
-                keep = None
+                keep = keep_off = None
                 if mine.get(g, 0) > 0:
-                    keep = graph.add(node_of_group[g], node, mine[g], -bonus - 1)
-                arcs[member, g] = (keep, graph.add(node_of_group[g], node, groups.size[g], -bonus))
+                    keep = graph.add(node_of_group[g], node, mine[g], -bonus - keep_bonus)
+                if off_rack is not None and off_rack[member].get(g, 0) > 0:
+                    keep_off = graph.add(node_of_group[g], node, off_rack[member][g], -bonus - 1)
+                free = graph.add(node_of_group[g], node, groups.size[g], -bonus)
+                arcs[member, g] = (keep, free, keep_off)
         _load_arcs(graph, node, loads[member], big, forced)
     assert graph.min_cost_max_flow(_SOURCE, _SINK) == total, "a balanced flow must exist"
     return _read_plan(graph, members, arcs)
@@ -144,8 +156,9 @@ def _read_plan(graph: FlowGraph, members, arcs) -> MemberPlan:
     quota = dict.fromkeys(members, 0)
     kept: dict[int, dict[int, int]] = {m: {} for m in members}
     free: dict[int, dict[int, int]] = {m: {} for m in members}
-    for (member, group), (keep_arc, free_arc) in arcs.items():
+    for (member, group), (keep_arc, free_arc, keep_off_arc) in arcs.items():
         keep = graph.flow(keep_arc) if keep_arc is not None else 0
+        keep += graph.flow(keep_off_arc) if keep_off_arc is not None else 0
         given = graph.flow(free_arc)
         if keep:
             kept[member][group] = keep

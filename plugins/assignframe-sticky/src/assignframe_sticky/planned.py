@@ -20,7 +20,7 @@ from .ownership import Ownership, PartitionIndex
 from .rack import RackInfo
 from .realize import Allocation, spread_over_topics, stride
 
-__all__ = ["allocate_planned", "partition_groups"]
+__all__ = ["allocate_planned", "partition_groups", "split_off_rack"]
 
 
 def partition_groups(
@@ -50,6 +50,29 @@ def partition_groups(
             groups.size[group] += 1
             group_at.append(group)
     return groups, group_at
+
+
+def split_off_rack(
+    held: list[dict[int, int]], groups: Groups, member_rack: list[str | None]
+) -> list[dict[int, int]]:
+    """Java's rule for an owned partition none of whose replicas is on its owner's rack
+    (KIP-881; AbstractStickyAssignor's constrained and general builders alike): it is released
+    before anything is kept, so keeping it can never cost the owner a partition on its rack.
+    Java may still hand it back to the owner afterwards (to whoever is least loaded); the plan
+    keeps it with its owner only as the last tie-break (``movement.plan_members``), which makes
+    a settled assignment hand back unchanged.
+
+    :param held: per member index, group -> partitions it holds (changed in place: what is
+        left is what it holds on its rack)
+    :returns: per member index, group -> partitions it holds off its rack
+    """
+    off_rack: list[dict[int, int]] = [{} for _ in held]
+    for member, counts in enumerate(held):
+        rack = member_rack[member]
+        if rack is not None and counts:
+            for group in [g for g in counts if rack not in groups.local[g]]:
+                off_rack[member][group] = counts.pop(group)
+    return off_rack
 
 
 def allocate_planned(

@@ -5,7 +5,8 @@ every partition has replicas in every rack (otherwise every choice is equally lo
 always comes first; then as many partitions as possible go to a member in a rack holding a
 replica (``movement.plan_members``), before stickiness: as Java does for both strategies, an
 owned partition without a local replica moves when a rack-local member can take it at the
-same balance (under the cooperative protocol, it is revoked first).
+same balance (under the cooperative protocol, it is revoked first), and it never stays at the
+cost of a partition its owner holds on its rack (``planned.split_off_rack``).
 """
 
 from __future__ import annotations

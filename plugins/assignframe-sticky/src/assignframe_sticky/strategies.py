@@ -30,7 +30,7 @@ from assignframe import (
 from .balance import Topology, plan_class_loads
 from .movement import plan_members
 from .ownership import Ownership, PartitionIndex, resolve_claims
-from .planned import allocate_planned, partition_groups
+from .planned import allocate_planned, partition_groups, split_off_rack
 from .rack import RackInfo
 from .realize import Allocation, allocate
 from .userdata import (
@@ -73,7 +73,10 @@ def sticky_assign(
         groups, group_at = partition_groups(topology, index, racks)
         group_of = group_at.__getitem__
         held_per_group = _held_counts(ownership, group_at, len(member_ids))
-        plan = plan_members(topology, loads, groups, held_per_group, racks.member_rack)
+        off_rack = None  # Java releases these before it keeps anything
+        if racks.enabled:
+            off_rack = split_off_rack(held_per_group, groups, racks.member_rack)
+        plan = plan_members(topology, loads, groups, held_per_group, racks.member_rack, off_rack)
         allocation = allocate_planned(
             topology, plan, group_of, ownership, index, groups_are_blocks=not racks.enabled
         )
