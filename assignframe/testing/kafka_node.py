@@ -109,6 +109,8 @@ class KafkaNode:
         first server.properties of a directory)
     :param broker_port: the broker port of a new node (default: a free one; a restart keeps the
         node's own)
+    :param controller_port: the controller port of a new node (default: a free one); set it with
+        ``broker_port`` when ``properties`` redefine ``listeners`` (more listeners, security)
     :param start_timeout: seconds start.sh may take to see the broker answer
     """
 
@@ -119,12 +121,14 @@ class KafkaNode:
         properties: dict[str, str] | None = None,
         *,
         broker_port: int | None = None,
+        controller_port: int | None = None,
         start_timeout: int = 120,
     ) -> None:
         self.dist, self.directory = dist, directory
         self.properties = dict(TEST_PROPERTIES if properties is None else properties)
         self.start_timeout = start_timeout
         self.port = broker_port
+        self.controller_port = controller_port
         self._group: ProcessGroup | None = None
 
     @property
@@ -153,7 +157,8 @@ class KafkaNode:
         with open(launch_log, "ab") as stderr:
             self._group = ProcessGroup(
                 ["sh", str(self.dist / "start.sh"), str(self.directory),
-                 *([str(self.port)] if self.port else [])],
+                 *([str(self.port)] if self.port else []),
+                 *([str(self.controller_port)] if self.port and self.controller_port else [])],
                 stdout=subprocess.PIPE,
                 stderr=stderr,
                 # kafka-run-class.sh runs $JAVA, else whatever java is first on PATH
