@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import pytest
 from e2e_harness import assert_history_valid, needs_cooperative, produce
+from test_consumer_protocol import ConsumerGroupView
 
 from assignframe.audit.clients import identify_clients
 from assignframe.audit.migration import migration_section, predict_join
@@ -82,21 +83,9 @@ CONVERTED = r"\[GroupId {group}\] Converted the classic group to a consumer grou
 DOWNGRADED = r"\[GroupId {group}\] Converted the consumer group to a classic group\."
 
 
-class Admin:
-    """What the broker says of the group (confluent-kafka's AdminClient)."""
-
-    def __init__(self, group) -> None:
-        from confluent_kafka.admin import AdminClient
-
-        self.group = group
-        self.client = AdminClient({"bootstrap.servers": group.broker.bootstrap})
-
-    def describe(self):
-        futures = self.client.describe_consumer_groups([self.group.name], request_timeout=10)
-        return futures[self.group.name].result()
-
-    def group_type(self) -> str:
-        return str(self.describe().type).rpartition(".")[2]
+def group_type(admin: ConsumerGroupView) -> str:
+    """CLASSIC or CONSUMER, as the broker describes the group."""
+    return str(admin.describe().type).rpartition(".")[2]
 
 
 def read_snapshot(group):
@@ -168,7 +157,7 @@ def test_online_upgrade_matches_the_prediction(new_group, family):
     group = new_group(partitions=PARTITIONS)
     produced = produce(group.broker, group.topic, PARTITIONS, per_partition=5)
     deadline = group.broker.timings.rebalance_seconds * 4
-    admin = Admin(group)
+    admin = ConsumerGroupView(group)
     start_classic_pair(group, client, strategy, extra)
     group.wait_stable(timeout=deadline)
     before = read_snapshot(group)
@@ -181,7 +170,7 @@ def test_online_upgrade_matches_the_prediction(new_group, family):
     group.start("n0", "confluent", ["uniform"], group_protocol="consumer")
     group.wait_for(
         "the broker to convert the group and every member to hold its target",
-        lambda: admin.group_type() == "CONSUMER" and _reconciled(admin, group),
+        lambda: group_type(admin) == "CONSUMER" and _reconciled(admin, group),
         deadline,
     )
     assert len(group.broker_log_lines(CONVERTED)) == 1
@@ -216,7 +205,7 @@ def test_online_upgrade_matches_the_prediction(new_group, family):
     group.stop("n0")
     group.wait_for(
         "the broker to convert the group back to classic",
-        lambda: admin.group_type() == "CLASSIC",
+        lambda: group_type(admin) == "CLASSIC",
         deadline,
     )
     assert len(group.broker_log_lines(DOWNGRADED)) == 1
@@ -235,7 +224,7 @@ def test_online_upgrade_matches_the_prediction(new_group, family):
         assert_history_valid(group, produced)
 
 
-def _reconciled(admin: Admin, group) -> bool:
+def _reconciled(admin: ConsumerGroupView, group) -> bool:
     """Every member's assignment is its target, and the members' callbacks say the same."""
     described = admin.describe()
     members = {m.client_id: m for m in described.members}
@@ -259,7 +248,7 @@ def test_refused_upgrade_leaves_the_group_classic(new_group, case):
     client, strategy, extra, kind, broker_says, joiner_hears = REFUSED[case]
     group = new_group(partitions=PARTITIONS)
     deadline = group.broker.timings.rebalance_seconds * 4
-    admin = Admin(group)
+    admin = ConsumerGroupView(group)
     start_classic_pair(group, client, strategy, extra)
     every = {(group.topic, p) for p in range(PARTITIONS)}
     if strategy == "redundant":
@@ -286,7 +275,7 @@ def test_refused_upgrade_leaves_the_group_classic(new_group, case):
         deadline,
     )
     assert not group.broker_log_lines(CONVERTED)
-    assert admin.group_type() == "CLASSIC"
+    assert group_type(admin) == "CLASSIC"
     still = read_snapshot(group)
     assert still.group_type == "classic" and by_member(still) == by_member(before)
     assert group.live_ownership(without=["n0"]) == owned
