@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..metrics import metrics_record
-from ..model import GroupAssignment, GroupSubscription, MemberAssignment
+from ..model import GroupAssignment, GroupSubscription, Member, MemberAssignment
 from ..plugins.manager import PluginManager
 from ..rebalance.consumer_group import (
     DEFAULT_SERVER_ASSIGNORS,
@@ -36,6 +37,7 @@ from ..rebalance.consumer_group import (
     target_assignment,
     upgrade_refusal,
 )
+from ..rebalance.convergence import JAVA_CLIENT, ClientBehaviour
 from ..server_assignor import server_name
 from ..snapshot import GroupSnapshot
 from .clients import GroupClients
@@ -45,6 +47,7 @@ __all__ = [
     "SERVER_STRATEGIES",
     "coordinator_assignor",
     "migration_section",
+    "predict_join",
     "predicted_handover",
     "server_replay",
 ]
@@ -193,4 +196,47 @@ def predicted_handover(
         "max_unowned_ms": max(unowned, default=0),
         "total_unowned_ms": sum(unowned),
         "revoking_members": len(handover.revoked),
+    }
+
+
+def predict_join(
+    snapshot: GroupSnapshot,
+    joining: Mapping[str, Sequence[str]],
+    pm: PluginManager,
+    assignor: str | None = None,
+    behaviour: ClientBehaviour = JAVA_CLIENT,
+) -> dict[str, Any]:
+    """The online upgrade as the broker makes it happen: consumer-protocol members ``joining``
+    (member id -> subscribed topics) join the classic group of ``snapshot``. The coordinator
+    refuses (:func:`~assignframe.rebalance.consumer_group.upgrade_refusal`), or converts the group
+    (every classic member kept, bridged, with its Assignment, at the generation as epoch), bumps
+    the epoch for the join and computes one target for all members with ``assignor`` (default:
+    the one the joining members would name, else the broker's default).
+
+    :returns: ``refusal`` (None when converted), ``assignor``, ``target`` (a GroupAssignment, None
+        when refused), ``moved`` (partition -> (previous owner or None, new owner), for every
+        partition whose owner changes) and ``handover`` (:func:`predicted_handover`'s numbers)
+    """
+    refusal = upgrade_refusal(snapshot.current)
+    name = assignor or choose_server_assignor([])
+    if refusal is not None:
+        return {"refusal": refusal, "assignor": name, "target": None, "moved": {},
+                "handover": None}
+    converted = _converted(snapshot)
+    members = dict(converted.members)
+    members.update({m: Member(m, tuple(topics)) for m, topics in joining.items()})
+    group = dataclasses.replace(converted.subscription(), members=members)
+    epoch = max(snapshot.generation, 0)
+    target, _ = _server_target(group, converted.current, name, pm)
+    members_before = converted_members(converted.current, group, epoch)
+    played = predict_handover(group, members_before, converted.current, target, epoch + 1,
+                              behaviour)
+    unowned = [h.unowned_ms for h in played.handovers]
+    return {
+        "refusal": None,
+        "assignor": name,
+        "target": target,
+        "moved": {h.partition: (h.previous_owner, h.new_owner) for h in played.handovers},
+        "handover": {"heartbeats": played.heartbeats, "max_unowned_ms": max(unowned, default=0),
+                     "revoking_members": len(played.revoked)},
     }

@@ -9,7 +9,8 @@ loudly with one message saying what to install or set; nothing is skipped.
 :data:`TEST_PROPERTIES` are what the node gets on top of ``start.sh``'s defaults: Kafka's classic
 minimum session timeout (6 s) is lowered so tests may use shorter ones, and consumer-protocol
 groups (KIP-848) get a 6 s session and 0.5 s heartbeat instead of 45 s / 5 s, so their tests
-notice joins and deaths about as fast as classic groups do.
+notice joins and deaths about as fast as classic groups do; online migration is allowed both
+ways (``group.consumer.migration.policy=bidirectional``, Kafka 4.1's default, stated).
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ TEST_PROPERTIES: dict[str, str] = {
     "group.consumer.session.timeout.ms": "6000",
     "group.consumer.min.heartbeat.interval.ms": "100",
     "group.consumer.heartbeat.interval.ms": "500",
+    # Kafka 4.1's default, stated: classic groups convert online to consumer groups when a
+    # consumer-protocol member joins, and back when the last one leaves (KIP-848)
+    "group.consumer.migration.policy": "bidirectional",
 }
 
 #: Classic members' timings on Kafka: the Java consumer runner's own (6 s / 1 s), so members of

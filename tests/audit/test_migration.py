@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import assignframe_codec as codec
+import pytest
 
 from assignframe.audit.group import audit_group
 
@@ -186,3 +187,67 @@ def test_a_hand_over_that_cannot_be_played_is_a_result_not_a_crash(context):
             assert predicted["max_unowned_ms"] is None
             assert rows[0][f"{prefix}_max_unowned_ms"] is None
     assert any(p["handover"] is None for p in detail["migration"]["predicted"])
+
+
+def _six_partitions(owned: dict[str, list[int]], user_data: bytes | None = None):
+    from assignframe.snapshot import read_snapshot
+
+    members = [
+        {
+            "member_id": member_id,
+            "subscription": {"hex": codec.encode_subscription(["t"], version=3).hex()},
+            "assignment": {"hex": codec.encode_assignment(
+                [("t", p) for p in partitions], user_data=user_data, version=3).hex()},
+        }
+        for member_id, partitions in owned.items()
+    ]
+    return read_snapshot({"group_id": "g", "generation": 3, "protocol": "range",
+                          "topic_partitions": {"t": 6}, "members": members})
+
+
+# What Apache Kafka 4.1 did when a confluent-kafka member (group.protocol=consumer, the third
+# member id) joined two-member classic groups on 6 partitions, in one run of
+# tests/e2e/test_online_migration.py: uniform keeps the first two of each member's partitions and
+# gives the rest to the newcomer.
+KAFKA_CONVERSIONS = [
+    # librdkafka range: c0 0-2, c1 3-5 -> the newcomer takes 2 and 5
+    ({"c0-3566a2ff-af53-4db3-a0b4-e8400d16e71e": [0, 1, 2],
+      "c1-3df0bc72-ee18-4f1f-bd5b-6771dd50dba6": [3, 4, 5]},
+     "AvgLTxU0STWWL0IXTySzUg", [[0, 1], [3, 4], [2, 5]]),
+    # librdkafka roundrobin: c0 0,2,4, c1 1,3,5 -> the newcomer takes 4 and 5
+    ({"c0-38e4df11-44f8-494d-8f8f-6460016d8308": [0, 2, 4],
+      "c1-d2b12c8a-719e-4d96-8030-42e9b921fc2a": [1, 3, 5]},
+     "0pE5humJRM2Wv6Nt8pqHCQ", [[0, 2], [1, 3], [4, 5]]),
+]
+
+
+@pytest.mark.parametrize("owned, joiner, converted", KAFKA_CONVERSIONS)
+def test_a_joining_consumer_member_converts_the_group_as_kafka_did(
+    context, owned, joiner, converted
+):
+    from assignframe.audit.migration import predict_join
+    from assignframe.model import TopicPartition
+
+    predicted = predict_join(_six_partitions(owned), {joiner: ("t",)}, context.pm)
+    assert predicted["refusal"] is None and predicted["assignor"] == "uniform"
+    target = {m: [tp.partition for tp in a.partitions]
+              for m, a in predicted["target"].assignments.items()}
+    assert target == dict(zip([*owned, joiner], converted, strict=True))
+    moved = {TopicPartition("t", p): (next(m for m, ps in owned.items() if p in ps), joiner)
+             for p in converted[-1]}
+    assert predicted["moved"] == moved
+    # both classic members give one partition up before the newcomer can take it
+    assert predicted["handover"]["revoking_members"] == 2
+    assert predicted["handover"]["max_unowned_ms"] > 0
+
+
+@pytest.mark.parametrize("owned, user_data, why", [
+    ({"a": [0, 1, 2], "b": [3, 4, 5]}, b"\x01", "KAFKA-18134"),
+    ({"a": [0, 1, 2, 3, 4, 5], "b": [0, 1, 2, 3, 4, 5]}, None, "is in the Assignment of a, b"),
+])
+def test_a_refused_conversion_predicts_no_target(context, owned, user_data, why):
+    from assignframe.audit.migration import predict_join
+
+    predicted = predict_join(_six_partitions(owned, user_data), {"n": ("t",)}, context.pm)
+    assert why in predicted["refusal"]
+    assert (predicted["target"], predicted["moved"], predicted["handover"]) == (None, {}, None)

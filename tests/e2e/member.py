@@ -14,11 +14,14 @@ SIGTERM closes the consumer (LeaveGroup) and exits 0. The client's own log (INFO
 Config keys besides the connection: ``strategies``, ``session_timeout_ms``,
 ``heartbeat_interval_ms``, and optionally ``client_rack``, ``max_poll_interval_ms``,
 ``max_poll_records``, ``record_delay`` (seconds slept per record, so a kill lands between
-processing and committing) and, for confluent-kafka, ``group_protocol: consumer`` (KIP-848).
+processing and committing), for confluent-kafka ``group_protocol: consumer`` (KIP-848), and for
+kafka-python ``options`` (strategy name -> its options, e.g. ``{"redundant": {"replicas": 2}}``)
+and ``plugins`` (modules beside this file whose ``PLUGIN`` is registered first: test strategies).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import os
@@ -104,6 +107,8 @@ def run_kafka_python(config: dict[str, Any], log: EventLog) -> None:
     from assignframe.plugins import get_plugin_manager
 
     get_plugin_manager().register(LeaderLog(log), name="e2e-leader-log")
+    for module in config.get("plugins", ()):
+        get_plugin_manager().register(importlib.import_module(module).PLUGIN, name=module)
 
     rack = {"client_rack": config["client_rack"]} if config.get("client_rack") else {}  # 2.2+ only
     consumer = KafkaConsumer(
@@ -112,7 +117,8 @@ def run_kafka_python(config: dict[str, Any], log: EventLog) -> None:
         client_id=config["name"],
         **rack,
         partition_assignment_strategy=assignors(
-            *config["strategies"], client_rack=config.get("client_rack")
+            *config["strategies"], client_rack=config.get("client_rack"),
+            options=config.get("options"),
         ),
         session_timeout_ms=config["session_timeout_ms"],
         heartbeat_interval_ms=config["heartbeat_interval_ms"],
