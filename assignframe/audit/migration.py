@@ -22,7 +22,9 @@ snapshot.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..metrics import metrics_record
@@ -33,10 +35,12 @@ from ..rebalance.consumer_group import (
     choose_server_assignor,
     converted_members,
     predict_handover,
+    server_spec,
     target_assignment,
+    target_from_spec,
     upgrade_refusal,
 )
-from ..server_assignor import server_name
+from ..server_assignor import ServerGroupSpec, server_name
 from ..snapshot import GroupSnapshot
 from .clients import GroupClients
 
@@ -81,9 +85,16 @@ def server_replay(
 
 
 def _server_target(
-    group: GroupSubscription, current: GroupAssignment, assignor: str, pm: PluginManager
+    group: GroupSubscription,
+    current: GroupAssignment,
+    assignor: str,
+    pm: PluginManager,
+    spec: ServerGroupSpec | None = None,
 ) -> tuple[GroupAssignment, dict[str, Any]]:
-    target = target_assignment(group, current, assignor, pm)
+    if spec is None:
+        target = target_assignment(group, current, assignor, pm)
+    else:
+        target = target_from_spec(group, spec, assignor, pm)
     return target, metrics_record(group, target, current, 1, 1)
 
 
@@ -140,8 +151,21 @@ def _predictions(
     converted = _converted(snapshot)
     group = converted.subscription()
     epoch = max(snapshot.generation, 0)  # the conversion keeps the generation as group epoch
+    # The assignors' one input, built by the first that asks (an error stays each one's own).
+    spec = functools.cache(lambda: server_spec(group, converted.current))
+    reached: list[tuple[GroupAssignment, dict[str, Any]]] = []
+
+    def reach(target: GroupAssignment) -> dict[str, Any]:
+        """:func:`predicted_handover`, played once per distinct target (assignors often agree)."""
+        for known, handover in reached:
+            if known == target:
+                return dict(handover)
+        handover = predicted_handover(group, converted.current, target, epoch)
+        reached.append((target, handover))
+        return dict(handover)
+
     return [
-        _predict(group, converted.current, assignor, pm, hypothetical, epoch)
+        _predict(group, converted.current, assignor, pm, hypothetical, reach, spec)
         for assignor in DEFAULT_SERVER_ASSIGNORS
     ]
 
@@ -152,17 +176,18 @@ def _predict(
     assignor: str,
     pm: PluginManager,
     hypothetical: bool,
-    epoch: int,
+    reach: Callable[[GroupAssignment], dict[str, Any]],
+    spec: Callable[[], ServerGroupSpec],
 ) -> dict[str, Any]:
     """What the upgrade would give under ``assignor`` (an error is a result, not a crash)."""
     name = server_name(assignor)
     try:
-        target, metrics = _server_target(group, owned, assignor, pm)
+        target, metrics = _server_target(group, owned, assignor, pm, spec())
     except Exception as exc:
         return {"assignor": name, "error": f"{type(exc).__name__}: {exc}", "hypothetical":
                 hypothetical}
     try:
-        handover: dict[str, Any] | None = predicted_handover(group, owned, target, epoch)
+        handover: dict[str, Any] | None = reach(target)
         why_not = None
     except Exception as exc:  # the hand-over cannot be played (e.g. a partition two own)
         handover, why_not = None, f"{type(exc).__name__}: {exc}"
