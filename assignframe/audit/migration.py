@@ -45,10 +45,12 @@ from ..snapshot import GroupSnapshot
 from .clients import GroupClients
 
 __all__ = [
+    "NOTHING_TO_HAND_OVER",
     "REFUSAL_KINDS",
     "SERVER_STRATEGIES",
     "coordinator_assignor",
     "migration_section",
+    "owns_its_target",
     "predicted_handover",
     "server_replay",
 ]
@@ -157,6 +159,8 @@ def _predictions(
 
     def reach(target: GroupAssignment) -> dict[str, Any]:
         """:func:`predicted_handover`, played once per distinct target (assignors often agree)."""
+        if owns_its_target(group, converted.current, target):
+            return dict(NOTHING_TO_HAND_OVER)
         for known, handover in reached:
             if known == target:
                 return dict(handover)
@@ -201,6 +205,31 @@ def _predict(
         "handover_error": why_not,
         "metrics": metrics,
     }
+
+
+#: :func:`predicted_handover` when every member already owns exactly its target: each settles
+#: at its first heartbeat of the new epoch and nothing changes hands. The convergence plays the
+#: same (tests/audit/test_prediction_shortcuts.py holds them equal on fleet groups); 7 in 10 of
+#: a fleet's predictions are this case, and playing them was a tenth of the audit's time.
+NOTHING_TO_HAND_OVER: dict[str, Any] = {
+    "heartbeats": 1,
+    "unowned_partitions": 0,
+    "max_unowned_ms": 0,
+    "total_unowned_ms": 0,
+    "revoking_members": 0,
+}
+
+
+def owns_its_target(
+    group: GroupSubscription, owned: GroupAssignment, target: GroupAssignment
+) -> bool:
+    """Every member of ``group`` (one at least) owns exactly its ``target``, none joins."""
+    members = group.members
+    return (
+        bool(members)
+        and owned.assignments.keys() == members.keys()
+        and all(set(target.partitions_of(m)) == set(owned.partitions_of(m)) for m in members)
+    )
 
 
 def predicted_handover(
