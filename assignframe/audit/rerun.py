@@ -171,7 +171,7 @@ def replay_strategies(
                 continue
     without_options = {n: context.instance(n) for n, p in preferences.items() if not p.options}
     alike = alike_groups(context.pm, without_options)
-    outcomes = {}
+    outcomes: dict[str, StrategyOutcome] = {}
     for names in alike:
         try:
             outcomes |= _replay_alike(snapshot, names, context, preferences)

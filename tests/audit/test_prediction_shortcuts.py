@@ -4,7 +4,8 @@ targets (the convergence is not played for it)."""
 
 from __future__ import annotations
 
-from assignframe.audit.fleet import fleet_snapshots
+from audit_snapshots import fleet_groups
+
 from assignframe.audit.migration import (
     NOTHING_TO_HAND_OVER,
     _converted,
@@ -18,15 +19,10 @@ from assignframe.rebalance.consumer_group import (
     target_assignment,
     target_from_spec,
 )
-from assignframe.snapshot import MalformedSnapshot, read_snapshot
 
 
 def _classic_groups(groups=150):
-    for raw in fleet_snapshots(groups, seed=21, max_members=12, max_partitions=80):
-        try:
-            snapshot = read_snapshot(raw)
-        except MalformedSnapshot:
-            continue
+    for snapshot in fleet_groups(groups, seed=21, max_members=12, max_partitions=80):
         if snapshot.group_type == "classic":
             yield snapshot, _converted(snapshot)
 

@@ -6,31 +6,20 @@ strategy's own, errors included."""
 from __future__ import annotations
 
 import pytest
+from audit_snapshots import fleet_groups
 from core_strategies import CooperativeBalance
 
 from assignframe import Cluster, GroupSubscription, hookimpl
-from assignframe.audit.fleet import fleet_snapshots
 from assignframe.audit.rerun import AuditContext, replay_strategies, replay_strategy
 from assignframe.model import GroupAssignment, MemberAssignment, TopicPartition
 from assignframe.plugins.manager import PluginManager
 from assignframe.rebalance.runner import Consumer, GroupRunner, alike_groups
-from assignframe.snapshot import MalformedSnapshot, read_snapshot
 from assignframe.strategy import Strategy
 
 ALIKE = ("range", "roundrobin", "fair")
 
 
-def _snapshots(groups=60):
-    snapshots = []
-    for raw in fleet_snapshots(groups, seed=9, max_members=9, max_partitions=60):
-        try:
-            snapshots.append(read_snapshot(raw))
-        except MalformedSnapshot:
-            continue
-    return snapshots
-
-
-SNAPSHOTS = _snapshots()
+SNAPSHOTS = fleet_groups(60, seed=9)
 
 
 class Balance2(CooperativeBalance):
