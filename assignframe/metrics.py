@@ -38,6 +38,7 @@ from typing import Any
 from .model import Cluster, GroupAssignment, GroupSubscription, TopicPartition
 
 __all__ = [
+    "OwnershipChanges",
     "RoundMetrics",
     "Validity",
     "balance_score",
@@ -45,6 +46,7 @@ __all__ = [
     "lag_per_member",
     "metrics_record",
     "movement",
+    "ownership_changes",
     "round_metrics",
     "validate_assignment",
 ]
@@ -276,6 +278,54 @@ def movement(previous: GroupAssignment, current: GroupAssignment) -> tuple[int, 
         kept += kept_here
         moved += len(previously_assigned.intersection(assigned.partitions)) - kept_here
     return kept, moved
+
+
+@dataclass(frozen=True)
+class OwnershipChanges:
+    """What an assignment did to the previous one, partition by partition: the pairs
+    :func:`movement` counts (``len(kept), len(moved)`` are its result), and the partitions
+    that lost or gained every owner. A partition with several owners gives one entry per owner.
+
+    :param kept: ``(partition, member)``: the member owned it before and owns it now
+    :param moved: ``(partition, from, to)``: ``to`` owns a partition others owned before;
+        ``from`` is a previous owner that lost it (the first one when none lost it)
+    :param revoked: ``(partition, from)``: owned before, by nobody now
+    :param added: ``(partition, to)``: owned by nobody before
+    """
+
+    kept: tuple[tuple[TopicPartition, str], ...]
+    moved: tuple[tuple[TopicPartition, str, str], ...]
+    revoked: tuple[tuple[TopicPartition, str], ...]
+    added: tuple[tuple[TopicPartition, str], ...]
+
+
+def ownership_changes(
+    previous: GroupAssignment | None, current: GroupAssignment
+) -> OwnershipChanges:
+    """:class:`OwnershipChanges` from ``previous`` (None: nothing was owned) to ``current``."""
+    before = _owners(previous) if previous is not None else {}
+    after = _owners(current)
+    kept, moved, revoked, added = [], [], [], []
+    for tp in sorted(before.keys() | after.keys()):
+        old, new = before.get(tp, ()), after.get(tp, ())
+        if not new:
+            revoked += [(tp, member) for member in old]
+        elif not old:
+            added += [(tp, member) for member in new]
+        else:
+            lost = [member for member in old if member not in new] or list(old)
+            kept += [(tp, member) for member in new if member in old]
+            moved += [(tp, lost[0], member) for member in new if member not in old]
+    return OwnershipChanges(tuple(kept), tuple(moved), tuple(revoked), tuple(added))
+
+
+def _owners(assignment: GroupAssignment) -> dict[TopicPartition, dict[str, None]]:
+    """partition -> its owners, in member order (a member listing it twice owns it once)."""
+    owners: dict[TopicPartition, dict[str, None]] = {}
+    for member_id, assigned in assignment.assignments.items():
+        for tp in assigned.partitions:
+            owners.setdefault(tp, {})[member_id] = None
+    return owners
 
 
 _PreviousSets = tuple[frozenset[TopicPartition], dict[str, frozenset[TopicPartition]]]

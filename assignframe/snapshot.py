@@ -204,12 +204,14 @@ def snapshot_metrics(
 
 @dataclass(frozen=True)
 class CapturedMember:
-    """One member as read from the wire: its ids, the bytes it sent and was sent, who it is."""
+    """One member as read from the wire: its ids, the bytes it sent and was sent, who it is (and
+    ``wire.subscription`` decoded, when the caller has it: decode decodes each once)."""
 
     member_id: str
     group_instance_id: str | None = None
     wire: MemberWire = MemberWire()
     info: MemberInfo | None = None
+    subscription: Any = field(default=None, repr=False, compare=False)
 
 
 def snapshot_from_wire(
@@ -265,7 +267,7 @@ def _member_from_bytes(where: str, captured: CapturedMember) -> Member:
     if captured.wire.subscription is None:
         raise MalformedSnapshot(f"{where}: no subscription seen")
     try:
-        decoded = wire.decode_subscription(captured.wire.subscription)
+        decoded = captured.subscription or wire.decode_subscription(captured.wire.subscription)
     except CodecError as exc:
         raise MalformedSnapshot(f"{where} subscription: {exc}") from None
     return wire.member_from_subscription(

@@ -252,7 +252,7 @@ _STAGES = (
     ("assignframe.rebalance.runner", "GroupRunner", "_sync", "runner: sync"),
     ("assignframe.audit.rerun", None, "metrics_record", "metrics of each replay"),
     ("assignframe.audit.group", None, "migration_section", "migration prediction (all of it)"),
-    ("assignframe.rebalance.consumer_group", None, "_spec", "  of which the server group spec"),
+    ("assignframe.audit.migration", None, "server_spec", "  of which the server group spec"),
 )
 
 

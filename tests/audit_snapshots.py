@@ -31,3 +31,19 @@ def snapshot_row(**overrides):
     }
     snapshot.update(overrides)
     return snapshot
+
+
+def fleet_groups(groups, seed, max_members=9, max_partitions=60):
+    """The readable typed snapshots of a synthetic fleet (malformed rows left out)."""
+    from assignframe.audit.fleet import fleet_snapshots
+    from assignframe.snapshot import MalformedSnapshot, read_snapshot
+
+    snapshots = []
+    for raw in fleet_snapshots(
+        groups, seed=seed, max_members=max_members, max_partitions=max_partitions
+    ):
+        try:
+            snapshots.append(read_snapshot(raw))
+        except MalformedSnapshot:
+            continue
+    return snapshots

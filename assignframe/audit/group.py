@@ -11,7 +11,7 @@ from ..snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
 from .clients import GroupClients, identify_clients
 from .migration import SERVER_STRATEGIES, coordinator_assignor, migration_section
 from .recommend import Recommendation, TieBreak, recommend
-from .rerun import AuditContext, StrategyOutcome, quiet_strategy_logs, replay_strategy
+from .rerun import AuditContext, StrategyOutcome, quiet_strategy_logs, replay_strategies
 from .rows import current_metrics, group_rows, running_strategy
 
 __all__ = ["ChunkResult", "audit_chunk", "audit_group", "group_detail", "snapshot_view"]
@@ -38,7 +38,7 @@ def audit_group(
     names = SERVER_STRATEGIES if snapshot.group_type == "consumer" else context.strategies
     with quiet_strategy_logs(context.strategy_loggers):
         clients = identify_clients(snapshot, context.pm, context.instance)
-        outcomes = [replay_strategy(snapshot, name, context) for name in names]
+        outcomes = replay_strategies(snapshot, names, context)
         migration = migration_section(snapshot, context.pm, clients)
     recommendation = _recommendation(snapshot, current, outcomes, clients)
     rows = group_rows(input_row, snapshot, current, outcomes, recommendation, migration, clients)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,8 +36,8 @@ from typing import Any
 from ..metrics import metrics_record
 from ..model import GroupAssignment
 from ..plugins.manager import PluginManager
-from ..rebalance.preferences import member_preferences
-from ..rebalance.runner import Consumer, GroupRunner
+from ..rebalance.preferences import MemberPreferences, member_preferences
+from ..rebalance.runner import Consumer, GroupRunner, Rebalance, alike_groups
 from ..server_assignor import SERVER_PREFIX
 from ..snapshot import GroupSnapshot
 from ..strategy import Strategy
@@ -49,6 +49,7 @@ __all__ = [
     "DEFAULT_STRATEGIES",
     "StrategyOutcome",
     "quiet_strategy_logs",
+    "replay_strategies",
     "replay_strategy",
 ]
 
@@ -140,23 +141,85 @@ class StrategyOutcome:
 
 
 def replay_strategy(
-    snapshot: GroupSnapshot, strategy: str, context: AuditContext
+    snapshot: GroupSnapshot,
+    strategy: str,
+    context: AuditContext,
+    preferences: MemberPreferences | None = None,
 ) -> StrategyOutcome:
-    """Adopt the current assignment, then a real rebalance under ``strategy``."""
+    """Adopt the current assignment, then a real rebalance under ``strategy`` (``preferences``:
+    the members' own options when already read)."""
     try:
-        return _replay(snapshot, strategy, context)
+        return _replay(snapshot, strategy, context, preferences)
     except Exception as exc:  # one strategy failing on one group is a result, not a crash
         return StrategyOutcome(strategy, None, None, error=f"{type(exc).__name__}: {exc}")
 
 
-def _replay(snapshot: GroupSnapshot, strategy: str, context: AuditContext) -> StrategyOutcome:
+def replay_strategies(
+    snapshot: GroupSnapshot, strategies: Sequence[str], context: AuditContext
+) -> list[StrategyOutcome]:
+    """:func:`replay_strategy` for each of ``strategies``, in that order. Those that replay
+    alike (every hook assignframe's default, no member options, one rebalance protocol: range,
+    roundrobin and fair) share their first round's adoption, joins and leader's view
+    (:meth:`GroupRunner.rebalance_alike`); should one of them fail, each is replayed alone, so
+    its error stays its own."""
+    preferences = {}
+    for name in strategies:
+        if not name.startswith(SERVER_PREFIX):
+            try:
+                preferences[name] = _preferences(snapshot, name, context)
+            except Exception:  # noqa: BLE001 - replayed alone below, which reports it
+                continue
+    without_options = {n: context.instance(n) for n, p in preferences.items() if not p.options}
+    alike = alike_groups(context.pm, without_options)
+    outcomes: dict[str, StrategyOutcome] = {}
+    for names in alike:
+        try:
+            outcomes |= _replay_alike(snapshot, names, context, preferences)
+        except Exception:  # noqa: BLE001 - replayed alone below, each with its own error
+            pass
+    return [
+        outcomes.get(name) or replay_strategy(snapshot, name, context, preferences.get(name))
+        for name in strategies
+    ]
+
+
+def _replay_alike(
+    snapshot: GroupSnapshot,
+    names: tuple[str, ...],
+    context: AuditContext,
+    preferences: Mapping[str, MemberPreferences],
+) -> dict[str, StrategyOutcome]:
+    runner = GroupRunner(names[0], cluster=snapshot.cluster, pm=context.pm, wire=False)
+    consumers = [
+        Consumer(m.member_id, m.topics, (), m.rack, m.group_instance_id)
+        for m in snapshot.members.values()
+    ]
+    runner.adopt(snapshot.current, max(snapshot.generation, 1))
+    played = runner.rebalance_alike(names, consumers, lags=snapshot.lags)
+    return {
+        name: _outcome(snapshot, name, result, preferences[name]) for name, result in played.items()
+    }
+
+
+def _preferences(
+    snapshot: GroupSnapshot, strategy: str, context: AuditContext
+) -> MemberPreferences:
+    return member_preferences(
+        context.pm, context.instance(strategy), snapshot.members, snapshot.protocol
+    )
+
+
+def _replay(
+    snapshot: GroupSnapshot,
+    strategy: str,
+    context: AuditContext,
+    preferences: MemberPreferences | None,
+) -> StrategyOutcome:
     if strategy.startswith(SERVER_PREFIX):  # a consumer group: the broker assigns
         target, metrics = server_replay(snapshot, strategy, context.pm)
         return StrategyOutcome(strategy, metrics, target)
     runner = GroupRunner(strategy, cluster=snapshot.cluster, pm=context.pm, wire=False)
-    preferences = member_preferences(
-        context.pm, context.instance(strategy), snapshot.members, snapshot.protocol
-    )
+    preferences = preferences or _preferences(snapshot, strategy, context)
     consumers = [
         Consumer(
             m.member_id,
@@ -170,6 +233,12 @@ def _replay(snapshot: GroupSnapshot, strategy: str, context: AuditContext) -> St
     ]
     runner.adopt(snapshot.current, max(snapshot.generation, 1), options=preferences.options)
     result = runner.rebalance(consumers, lags=snapshot.lags)
+    return _outcome(snapshot, strategy, result, preferences)
+
+
+def _outcome(
+    snapshot: GroupSnapshot, strategy: str, result: Rebalance, preferences: MemberPreferences
+) -> StrategyOutcome:
     final = result.final
     metrics = metrics_record(
         final.group,

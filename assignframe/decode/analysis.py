@@ -1,9 +1,10 @@
 """What changed between generations, how good each assignment is, what another strategy does.
 
-Runs after the timeline is built. ``changes`` compares each generation's assignment with the
+Runs after the timeline is built. ``changes`` compares each generation's typed assignment with the
 previous generation of the same group, partition by partition: *kept* (same owner), *moved*
 (another member owns it now), *revoked* (owned before, unowned now: cooperative rebalances revoke
-first and reassign in a follow-up round) and *added* (unowned before).
+first and reassign in a follow-up round) and *added* (unowned before); a partition with several
+owners gives one entry per owner, as the metrics count movement.
 """
 
 from __future__ import annotations
@@ -11,60 +12,35 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..metrics import ownership_changes
+from ..model import TopicPartition
 from ..plugins.manager import PluginManager
 from ..snapshot import GroupSnapshot, snapshot_metrics
 from .snapshots import group_snapshot
 from .timeline import GroupTimeline, Snapshot
 from .what_if import replay_snapshot
 
-__all__ = ["analyse", "assignment_changes", "generation_metrics", "owners"]
+__all__ = ["analyse", "assignment_changes", "generation_metrics"]
 
-Partition = tuple[str, int]
-
-
-def owners(snapshot: Snapshot) -> dict[Partition, list[str]]:
-    """partition -> members it went to (leader-sent assignment, else what members received)."""
-    result: dict[Partition, list[str]] = {}
-    for member_id, member in snapshot.members.items():
-        assignment = member.effective_assignment or {}
-        for topic, partition in assignment.get("partitions") or ():
-            result.setdefault((topic, partition), []).append(member_id)
-    return result
-
-
-def _single_owner(owner_map: dict[Partition, list[str]]) -> dict[Partition, str]:
-    return {p: members[0] for p, members in owner_map.items() if len(members) == 1}
-
-
-def assignment_changes(previous: Snapshot | None, current: Snapshot) -> dict[str, Any]:
-    """kept/moved/revoked/added partitions and joined/left members versus ``previous``."""
-    before = _single_owner(owners(previous)) if previous else {}
-    after = _single_owner(owners(current))
-    changes: dict[str, Any] = {
-        "previous_generation": previous.generation if previous else None,
-        "kept": [],
-        "moved": [],
-        "revoked": [],
-        "added": [],
-    }
-    for partition in sorted(set(before) | set(after)):
-        old, new = before.get(partition), after.get(partition)
-        topic, index = partition
-        if old and new:
-            if old == new:
-                changes["kept"].append({"topic": topic, "partition": index, "member_id": new})
-            else:
-                changes["moved"].append(
-                    {"topic": topic, "partition": index, "from": old, "to": new}
-                )
-        elif old:
-            changes["revoked"].append({"topic": topic, "partition": index, "from": old})
-        else:
-            changes["added"].append({"topic": topic, "partition": index, "to": new})
+def assignment_changes(previous: GroupSnapshot | None, current: GroupSnapshot) -> dict[str, Any]:
+    """kept/moved/revoked/added partitions and joined/left members versus ``previous``, from
+    the typed snapshots (:func:`assignframe.metrics.ownership_changes`: the movement the
+    metrics count, partitions with several owners included)."""
+    changes = ownership_changes(previous.current if previous else None, current.current)
     old_members = set(previous.members) if previous else set()
-    changes["joined"] = sorted(set(current.members) - old_members)
-    changes["left"] = sorted(old_members - set(current.members))
-    return changes
+    return {
+        "previous_generation": previous.generation if previous else None,
+        "kept": [_entry(tp, member_id=m) for tp, m in changes.kept],
+        "moved": [_entry(tp, **{"from": old, "to": new}) for tp, old, new in changes.moved],
+        "revoked": [_entry(tp, **{"from": m}) for tp, m in changes.revoked],
+        "added": [_entry(tp, to=m) for tp, m in changes.added],
+        "joined": sorted(set(current.members) - old_members),
+        "left": sorted(old_members - set(current.members)),
+    }
+
+
+def _entry(tp: TopicPartition, **members: str) -> dict[str, Any]:
+    return {"topic": tp.topic, "partition": tp.partition, **members}
 
 
 def generation_metrics(
@@ -99,8 +75,8 @@ def analyse(
         typed = {id(s): group_snapshot(s) for s in timeline.snapshots}
         for previous, snapshot in _with_previous(timeline.snapshots):
             snapshot.typed = typed[id(snapshot)]
-            snapshot.changes = assignment_changes(previous, snapshot)
             before = typed[id(previous)] if previous is not None else None
-            snapshot.metrics = generation_metrics(typed[id(snapshot)], before)
+            snapshot.changes = assignment_changes(before, snapshot.typed)
+            snapshot.metrics = generation_metrics(snapshot.typed, before)
             if replay:
                 snapshot.replay = replay_snapshot(snapshot, replay, manager)

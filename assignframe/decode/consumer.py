@@ -18,7 +18,13 @@ import assignframe_codec as codec
 from ..errors import AssignframeError
 from ..plugins.manager import PluginManager, get_plugin_manager
 
-__all__ = ["hex_or_none", "read_assignment", "read_subscription", "read_user_data"]
+__all__ = [
+    "decode_subscription",
+    "hex_or_none",
+    "read_assignment",
+    "read_subscription",
+    "read_user_data",
+]
 
 NO_READER = "no installed strategy reads it"
 
@@ -58,15 +64,23 @@ def read_subscription(
     metadata: bytes | None, protocol: str | None, member_id: str = ""
 ) -> dict[str, Any]:
     """A member's JoinGroup metadata: hex, and the decoded subscription (or the error)."""
+    return decode_subscription(metadata, protocol, member_id)[0]
+
+
+def decode_subscription(
+    metadata: bytes | None, protocol: str | None, member_id: str = ""
+) -> tuple[dict[str, Any], codec.Subscription | None]:
+    """:func:`read_subscription`, and the decoded subscription it shows (None when there is
+    none or it does not decode): the typed snapshot is built from it, not from the bytes again."""
     result: dict[str, Any] = {"hex": hex_or_none(metadata)}
     if metadata is None:
         result["error"] = "no metadata"
-        return result
+        return result, None
     try:
         subscription = codec.decode_subscription(metadata)
     except codec.CodecError as exc:
         result["error"] = f"CodecError: {exc}"
-        return result
+        return result, None
     result.update(
         version=subscription.version,
         topics=list(subscription.topics),
@@ -82,7 +96,7 @@ def read_subscription(
     except AssignframeError as exc:
         result["user_data_decoded"] = None
         result["user_data_error"] = f"{type(exc).__name__}: {exc}"
-    return result
+    return result, subscription
 
 
 def read_assignment(data: bytes | None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ def group_snapshot(snapshot: Snapshot) -> GroupSnapshot:
             member.group_instance_id,
             MemberWire(member.subscription_bytes, member.effective_assignment_bytes),
             member_info(member),
+            member.subscription_decoded,
         )
         for member_id, member in snapshot.members.items()
     ]

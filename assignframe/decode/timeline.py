@@ -17,7 +17,7 @@ import assignframe_codec as codec
 
 from ..snapshot import GroupSnapshot
 from .apis import Message
-from .consumer import read_assignment, read_subscription
+from .consumer import decode_subscription, read_assignment
 
 __all__ = ["ERROR_NAMES", "GroupTimeline", "MemberRound", "Snapshot", "TimelineBuilder"]
 
@@ -43,6 +43,8 @@ class MemberRound:
     subscription_bytes: bytes | None = None
     assignment_bytes: bytes | None = None
     received_bytes: bytes | None = None
+    # ``subscription_bytes`` decoded, once (None: none seen, or they do not decode).
+    subscription_decoded: Any = field(default=None, repr=False, compare=False)
 
     @property
     def effective_assignment(self) -> dict[str, Any] | None:
@@ -205,8 +207,11 @@ class TimelineBuilder:
                 "hex": None if metadata is None else metadata.hex(),
                 "error": f"protocol type {snapshot.protocol_type!r} is not ConsumerProtocol",
             }
+            member.subscription_decoded = None
         else:
-            member.subscription = read_subscription(metadata, snapshot.protocol, member.member_id)
+            member.subscription, member.subscription_decoded = decode_subscription(
+                metadata, snapshot.protocol, member.member_id
+            )
         member.subscription_bytes = None if metadata is None else bytes(metadata)
         member.subscription_source = source
 

@@ -24,6 +24,7 @@ one from the name (Java tie-breaks that follow Uuid order are then those of thes
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -31,7 +32,13 @@ from collections.abc import Mapping, Sequence
 from ..javaorder import Uuid
 from ..model import GroupAssignment, GroupSubscription, MemberAssignment, TopicPartition
 from ..plugins.manager import PluginManager
-from ..server_assignor import ServerAssignor, ServerGroupSpec, ServerMember, ServerTopic
+from ..server_assignor import (
+    ServerAssignment,
+    ServerAssignor,
+    ServerGroupSpec,
+    ServerMember,
+    ServerTopic,
+)
 from .convergence import JAVA_CLIENT, ClientBehaviour, Convergence, converge
 from .reconcile import ConsumerGroupMember, ConsumerMemberState
 from .server_chain import Current, target_after
@@ -42,7 +49,9 @@ __all__ = [
     "choose_server_assignor",
     "converted_members",
     "predict_handover",
+    "server_spec",
     "target_assignment",
+    "target_from_spec",
     "topic_id",
     "upgrade_refusal",
 ]
@@ -51,6 +60,7 @@ __all__ = [
 DEFAULT_SERVER_ASSIGNORS = ("uniform", "range")
 
 
+@functools.lru_cache(4096)
 def topic_id(topic: str) -> Uuid:
     """A stable topic id for ``topic`` (the first 16 bytes of its SHA-256)."""
     return Uuid.from_bytes(hashlib.sha256(topic.encode()).digest()[:16])
@@ -113,7 +123,15 @@ def target_assignment(
     pm: PluginManager,
 ) -> GroupAssignment:
     """Every member's new target by the server assignor ``assignor`` (``uniform``, ``range``)."""
-    return chained_target(group, previous, assignor, pm)[0]
+    return target_from_spec(group, server_spec(group, previous), assignor, pm)
+
+
+def target_from_spec(
+    group: GroupSubscription, spec: ServerGroupSpec, assignor: str, pm: PluginManager
+) -> GroupAssignment:
+    """:func:`target_assignment` on the group's :func:`server_spec` (built once, it serves every
+    assignor run on the same group: its caches are functions of it)."""
+    return _targets(group, spec, _run(spec, assignor, pm))
 
 
 def chained_target(
@@ -128,34 +146,48 @@ def chained_target(
     iteration order, which decides tie-breaks) when known, and the returned currents are this
     round's (:func:`assignframe.rebalance.server_chain.target_after`). An assignor that does not
     model Java's result order is run plainly and its currents are built from its result."""
-    server: ServerAssignor = pm.server_assignor(assignor)
-    spec = _spec(group, previous, currents or {})
-    result = server.assign_in_java_order(spec) or server.assign(spec)
-    name_of = {tid: t.name for tid, t in spec.topics.items()}
-    targets = {
-        member_id: MemberAssignment(
-            tuple(
-                sorted(
-                    (TopicPartition(name_of[tid], p) for tid, p in result.partitions_of(member_id)),
-                    key=lambda tp: (tp.topic, tp.partition),
-                )
-            )
-        )
-        for member_id in group.members
-    }
+    spec = server_spec(group, previous, currents)
+    result = _run(spec, assignor, pm)
     next_currents = {
         member_id: target_after(member.current, result.members.get(member_id, {}))
         for member_id, member in spec.members.items()
     }
-    return GroupAssignment(targets), next_currents
+    return _targets(group, spec, result), next_currents
 
 
-def _spec(
+def _run(spec: ServerGroupSpec, assignor: str, pm: PluginManager) -> ServerAssignment:
+    server: ServerAssignor = pm.server_assignor(assignor)
+    return server.assign_in_java_order(spec) or server.assign(spec)
+
+
+def _targets(
+    group: GroupSubscription, spec: ServerGroupSpec, result: ServerAssignment
+) -> GroupAssignment:
+    """The result as the model's assignment: every member, its partitions sorted."""
+    name_of = {tid: t.name for tid, t in spec.topics.items()}
+    return GroupAssignment(
+        {
+            member_id: MemberAssignment(
+                tuple(  # TopicPartition tuples sort by (topic, partition)
+                    sorted(
+                        TopicPartition(name_of[t], p) for t, p in result.partitions_of(member_id)
+                    )
+                )
+            )
+            for member_id in group.members
+        }
+    )
+
+
+def server_spec(
     group: GroupSubscription,
     previous: GroupAssignment | None,
-    currents: Mapping[str, Current],
+    currents: Mapping[str, Current] | None = None,
 ) -> ServerGroupSpec:
+    """What a server assignor reads: ``group``'s members, each ``current`` its chained one
+    (``currents``) when known, else what it holds in ``previous``, and the cluster's topics."""
     cluster = group.cluster
+    currents = currents or {}
     topics = {
         topic_id(name): ServerTopic(topic_id(name), name, count)
         for name, count in cluster.partitions_per_topic.items()

@@ -9,14 +9,14 @@ cooperative follow-ups. The runner (:mod:`.runner`) makes them; replays and tool
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..metrics import RoundMetrics, round_metrics
 from ..model import GroupAssignment, GroupSubscription, RebalanceProtocol, TopicPartition
 
-__all__ = ["Consumer", "Rebalance", "RoundResult"]
+__all__ = ["Consumer", "EncodedOnRead", "Rebalance", "RoundResult", "unique_consumers"]
 
 
 @dataclass(frozen=True)
@@ -121,3 +121,40 @@ class Rebalance:
     @property
     def final(self) -> RoundResult:
         return self.rounds[-1]
+
+
+class EncodedOnRead(Mapping[str, bytes]):
+    """member_id -> bytes, each encoded from its value the first time it is read (a runner
+    made with ``wire=False`` encodes only what someone reads)."""
+
+    def __init__(self, values: Mapping[str, Any], encode: Callable[[Any], bytes]) -> None:
+        self._values, self._encode = values, encode
+        self._encoded: dict[str, bytes] = {}
+
+    def __getitem__(self, member_id: str) -> bytes:
+        data = self._encoded.get(member_id)
+        if data is None:
+            data = self._encoded[member_id] = self._encode(self._values[member_id])
+        return data
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+def unique_consumers(consumers: Iterable[Consumer]) -> tuple[Consumer, ...]:
+    """The consumers of one round, each member id once (:raises ValueError: none, or twice)."""
+    joining = tuple(consumers)
+    if not joining:
+        raise ValueError("a round needs at least one consumer")
+    seen: set[str] = set()
+    for consumer in joining:
+        if consumer.member_id in seen:
+            raise ValueError(f"member id {consumer.member_id!r} joins twice")
+        seen.add(consumer.member_id)
+    return joining

@@ -36,10 +36,11 @@ round, the leader asks the ``lag_source`` hook once.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,12 +71,21 @@ from ..model import (
 )
 from ..plugins.manager import PluginManager, get_plugin_manager
 from ..strategy import Strategy
-from .rounds import Consumer, Rebalance, RoundResult
+from .rounds import Consumer, EncodedOnRead, Rebalance, RoundResult, unique_consumers
 
-__all__ = ["Consumer", "DEFAULT_MAX_FOLLOWUPS", "GroupRunner", "Rebalance", "RoundResult"]
+__all__ = [
+    "Consumer",
+    "DEFAULT_MAX_FOLLOWUPS",
+    "GroupRunner",
+    "Rebalance",
+    "RoundResult",
+    "alike_groups",
+]
 
 #: Follow-up rounds a rebalance may add before the runner reports it unsettled.
 DEFAULT_MAX_FOLLOWUPS = 10
+#: The hooks :meth:`GroupRunner.rebalance_alike` needs to be assignframe's defaults.
+_ALIKE_HOOKS = frozenset(("subscription_metadata", "decode_user_data", "on_assignment"))
 
 # The codec's functions are pure and their results frozen, so equal bytes are decoded once
 # (bounded: memory stays flat over a fleet): follow-up rounds resend most assignments.
@@ -183,7 +193,67 @@ class GroupRunner:
     ) -> Rebalance:
         """Play one rebalance with ``consumers`` (absent ones have left) and its follow-ups."""
         joining = tuple(consumers)
-        rounds = [self.play_round(joining, cluster=cluster, lags=lags, generation=generation)]
+        first = self.play_round(joining, cluster=cluster, lags=lags, generation=generation)
+        return self._followups(first, joining, lags)
+
+    def rebalance_alike(
+        self,
+        strategies: Sequence[str],
+        consumers: Iterable[Consumer],
+        *,
+        lags: Mapping[TopicPartition, int] | None = None,
+    ) -> dict[str, Rebalance]:
+        """name -> the rebalance this runner would play from its present state if
+        ``consumers`` offered only that strategy (a copy of the runner plays each; this one is
+        left as it is). For strategies whose hooks are all assignframe's defaults
+        (:meth:`~assignframe.plugins.PluginManager.default_hooks`) and that share a rebalance
+        protocol, everything before ``assign`` is the same function of the same states, so the
+        first round's joins and leader's view are built once; only ``assign``, its checks and
+        the sync run per strategy (the audit replays range, roundrobin and fair this way).
+
+        :raises ValueError: ``strategies`` are not one of :func:`alike_groups`; a consumer names
+            its own strategies, options or crafted bytes
+        """
+        joining = unique_consumers(consumers)
+        self._check_alike(strategies, joining)
+        generation = self._next_generation(None)
+        forks = [self._fork(name) for name in strategies]
+        joins = forks[0]._join_all(joining, strategies[0])
+        joined = dict(forks[0]._states)
+        group = forks[0]._leader_view(joins, forks[0]._strategy(strategies[0]), generation, lags)
+        played = {}
+        for name, fork in zip(strategies, forks, strict=True):
+            fork._rebalance_start, fork._states = fork._last_assignment, dict(joined)
+            strategy = fork._strategy(name)
+            own = [join.played_by(strategy) for join in joins]
+            if strategy.options != group.options:
+                group = dataclasses.replace(group, options=strategy.options)
+            first = fork._assign_and_sync(own, group, name, generation, followup=False)
+            played[name] = fork._followups(first, joining, lags)
+        return played
+
+    def _check_alike(self, strategies: Sequence[str], joining: Sequence[Consumer]) -> None:
+        if any(c.strategies or c.options or c.subscription is not None for c in joining):
+            raise ValueError("consumers replayed alike name no strategies, options or bytes")
+        instances = {name: self._strategy(name) for name in strategies}
+        if alike_groups(self._pm, instances) != [tuple(strategies)]:
+            raise ValueError(f"{', '.join(strategies)} do not replay alike (alike_groups)")
+
+    def _fork(self, strategy: str) -> GroupRunner:
+        """A copy of this runner whose consumers offer ``strategy`` by default: its own states,
+        the same caches (instances, readers, protocols: each a function of its key)."""
+        fork = copy.copy(self)
+        fork.default_strategies, fork._states = (strategy,), dict(self._states)
+        return fork
+
+    def _followups(
+        self,
+        first: RoundResult,
+        joining: tuple[Consumer, ...],
+        lags: Mapping[TopicPartition, int] | None,
+    ) -> Rebalance:
+        """``first`` and the cooperative follow-up rounds it needs."""
+        rounds = [first]
         # Crafted bytes are sent once: consumers rejoining for a follow-up build their own.
         rejoin = tuple(
             c if c.subscription is None else dataclasses.replace(c, subscription=None)
@@ -206,7 +276,7 @@ class GroupRunner:
 
         :param generation: the generation to create (default: the last one + 1); must grow
         """
-        joining = _unique(consumers)
+        joining = unique_consumers(consumers)
         if not followup:  # a rebalance's movement counts across its follow-up rounds
             self._rebalance_start = self._last_assignment
         self.cluster = cluster or self.cluster
@@ -214,6 +284,17 @@ class GroupRunner:
         protocol_name, strategy = self._elect(joining)
         joins = self._join_all(joining, protocol_name)
         group = self._leader_view(joins, strategy, new_generation, lags)
+        return self._assign_and_sync(joins, group, protocol_name, new_generation, followup)
+
+    def _assign_and_sync(
+        self,
+        joins: Sequence[_Join],
+        group: GroupSubscription,
+        protocol_name: str,
+        new_generation: int,
+        followup: bool,
+    ) -> RoundResult:
+        """The rest of a round once the leader has its view: assign, check, sync."""
         leader = joins[0]  # the leader assigns with its own instance (its own options)
         assignment = self._pm.assign(leader.strategy, group)
         leader_protocol = leader.protocol
@@ -225,7 +306,7 @@ class GroupRunner:
                 m: wire.encode_member_assignment(a) for m, a in assignment.assignments.items()
             }
         else:
-            assignment_bytes = _EncodedOnRead(assignment.assignments, wire.encode_member_assignment)
+            assignment_bytes = EncodedOnRead(assignment.assignments, wire.encode_member_assignment)
         result = RoundResult(
             index=self._rounds_played,
             generation=new_generation,
@@ -387,6 +468,10 @@ class _Join:
     def member_id(self) -> str:
         return self.consumer.member_id
 
+    def played_by(self, strategy: Strategy) -> _Join:  # dataclasses.replace, at a tenth
+        j = self
+        return _Join(j.consumer, strategy, j.protocol, j.state, j.subscription, j.metadata)
+
     @property
     def subscription_bytes(self) -> bytes:
         if self.subscription is not None:
@@ -395,44 +480,20 @@ class _Join:
         return subscription_bytes(self.metadata)
 
 
-class _EncodedOnRead(Mapping[str, bytes]):
-    """member_id -> bytes, each encoded from its value the first time it is read."""
-
-    def __init__(self, values: Mapping[str, Any], encode: Callable[[Any], bytes]) -> None:
-        self._values, self._encode = values, encode
-        self._encoded: dict[str, bytes] = {}
-
-    def __getitem__(self, member_id: str) -> bytes:
-        data = self._encoded.get(member_id)
-        if data is None:
-            data = self._encoded[member_id] = self._encode(self._values[member_id])
-        return data
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def __repr__(self) -> str:
-        return repr(dict(self))
-
-
 def _subscriptions(joins: Sequence[_Join]) -> Mapping[str, bytes]:
     if all(join.subscription is not None for join in joins):
         return {join.member_id: join.subscription_bytes for join in joins}
-    return _EncodedOnRead(
+    return EncodedOnRead(
         {join.member_id: join for join in joins}, operator.attrgetter("subscription_bytes")
     )
 
 
-def _unique(consumers: Iterable[Consumer]) -> tuple[Consumer, ...]:
-    joining = tuple(consumers)
-    if not joining:
-        raise ValueError("a round needs at least one consumer")
-    seen: set[str] = set()
-    for consumer in joining:
-        if consumer.member_id in seen:
-            raise ValueError(f"member id {consumer.member_id!r} joins twice")
-        seen.add(consumer.member_id)
-    return joining
+def alike_groups(pm: PluginManager, strategies: Mapping[str, Strategy]) -> list[tuple[str, ...]]:
+    """The names of ``strategies`` that :meth:`GroupRunner.rebalance_alike` plays together, in
+    groups of two or more (in the given order): every hook assignframe's default, the same
+    rebalance protocols."""
+    by_protocols: dict[tuple[RebalanceProtocol, ...], list[str]] = {}
+    for name, strategy in strategies.items():
+        if pm.default_hooks(strategy) >= _ALIKE_HOOKS:
+            by_protocols.setdefault(tuple(strategy.protocols), []).append(name)
+    return [tuple(names) for names in by_protocols.values() if len(names) > 1]

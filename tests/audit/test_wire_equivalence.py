@@ -6,28 +6,17 @@ the same rounds either way: leader view, assignment, revocations, bytes and memb
 from __future__ import annotations
 
 import pytest
+from audit_snapshots import fleet_groups
 
-from assignframe.audit.fleet import fleet_snapshots
 from assignframe.classic import wire as wire_module
 from assignframe.model import SubscriptionMetadata
 from assignframe.plugins import manager as plugins
 from assignframe.rebalance.runner import Consumer, GroupRunner
-from assignframe.snapshot import MalformedSnapshot, read_snapshot
 
 GROUPS = 60
 
 
-def _snapshots():
-    snapshots = []
-    for raw in fleet_snapshots(GROUPS, seed=5, max_members=9, max_partitions=60):
-        try:
-            snapshots.append(read_snapshot(raw))
-        except MalformedSnapshot:
-            continue
-    return snapshots
-
-
-SNAPSHOTS = _snapshots()
+SNAPSHOTS = fleet_groups(GROUPS, seed=5)
 STRATEGIES = plugins.PluginManager().strategy_names()
 
 

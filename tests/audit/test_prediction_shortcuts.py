@@ -1,0 +1,61 @@
+"""The migration prediction's shortcuts give what the long way gives, on fleet groups: one
+server spec for both assignors, and the hand-over of a group whose members already own their
+targets (the convergence is not played for it)."""
+
+from __future__ import annotations
+
+from audit_snapshots import fleet_groups
+
+from assignframe.audit.migration import (
+    NOTHING_TO_HAND_OVER,
+    _converted,
+    owns_its_target,
+    predicted_handover,
+)
+from assignframe.model import GroupAssignment, MemberAssignment, TopicPartition
+from assignframe.rebalance.consumer_group import (
+    DEFAULT_SERVER_ASSIGNORS,
+    server_spec,
+    target_assignment,
+    target_from_spec,
+)
+
+
+def _classic_groups(groups=150):
+    for snapshot in fleet_groups(groups, seed=21, max_members=12, max_partitions=80):
+        if snapshot.group_type == "classic":
+            yield snapshot, _converted(snapshot)
+
+
+def test_one_spec_serves_both_assignors_and_the_handover_shortcut_is_the_convergence(context):
+    trivial = played = 0
+    for snapshot, converted in _classic_groups():
+        group, owned = converted.subscription(), converted.current
+        spec = server_spec(group, owned)
+        for assignor in DEFAULT_SERVER_ASSIGNORS:
+            target = target_from_spec(group, spec, assignor, context.pm)
+            assert target == target_assignment(group, owned, assignor, context.pm)
+            if not owns_its_target(group, owned, target):
+                played += 1
+                continue
+            epoch = max(snapshot.generation, 0)
+            assert predicted_handover(group, owned, target, epoch) == NOTHING_TO_HAND_OVER
+            trivial += 1
+    assert trivial > 50 and played > 5, (trivial, played)
+
+
+def test_a_member_that_joins_or_holds_another_target_is_played():
+    for _, converted in _classic_groups(40):
+        group, owned = converted.subscription(), converted.current
+        if len(group.members) < 2 or owned.assignments.keys() != group.members.keys():
+            continue
+        assert owns_its_target(group, owned, owned)
+        first = next(iter(group.members))
+        fewer = GroupAssignment({m: a for m, a in owned.assignments.items() if m != first})
+        assert not owns_its_target(group, fewer, owned)  # ``first`` joins
+        other = TopicPartition("elsewhere", 0)
+        moved = dict(owned.assignments)
+        moved[first] = MemberAssignment((*owned.partitions_of(first), other))
+        assert not owns_its_target(group, owned, GroupAssignment(moved))
+        return
+    raise AssertionError("no group with two members")
