@@ -299,7 +299,7 @@ TABLE = [
     (
         ["inspect", "--bootstrap-server", "127.0.0.1:1", "--command-config", "missing"],
         2,
-        "cannot read the client config: FileNotFoundError (missing)",
+        "cannot read the client config: No such file or directory (missing)",
     ),
     # demo, usage
     (
