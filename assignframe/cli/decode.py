@@ -11,12 +11,14 @@ import argparse
 from assignframe_codec import OFFSETS_TOPIC
 from rich.console import Console
 
+from ..cluster.config import read_client_config
 from ..decode.capture import CaptureOptions
-from ..decode.commands import capture_command, offsets_command, payload_command
+from ..decode.commands import LiveRecords, capture_command, offsets_command, payload_command
 from ..decode.kafka import DEFAULT_MAX_FRAME_BYTES
 from ..decode.payload import BODY_KINDS, DETECTION_ORDER
+from ..errors import BrokerError
 from ..plugins.manager import get_plugin_manager
-from ._common import add_command, checked_strategies, console, positive_int
+from ._common import CommandLineError, add_command, checked_strategies, console, positive_int
 
 __all__ = ["register"]
 
@@ -163,11 +165,14 @@ def _offsets_parser(actions: argparse._SubParsersAction) -> None:
         summary="__consumer_offsets records (group metadata, commits)",
         description=(
             "Decode __consumer_offsets records (group metadata, offset commits, KIP-848\n"
-            "records): one key and value, a file of them, or the live topic from a broker."
+            "records): one key and value, a file of them, or the live topic from a broker.\n"
+            "Every group they describe is rebuilt; --json prints one group snapshot per line\n"
+            "(what 'assignframe audit' reads), --records one JSON object per record."
         ),
         examples=(
             "assignframe decode offsets --key 0002000762696c6c696e67",
-            "assignframe decode offsets --bootstrap-server 127.0.0.1:9092 --json",
+            "assignframe decode offsets --bootstrap-server 127.0.0.1:9092 --json > groups.jsonl",
+            "assignframe decode offsets --file records.txt --records",
         ),
         docs="docs/decode.md",
     )
@@ -184,9 +189,19 @@ def _offsets_parser(actions: argparse._SubParsersAction) -> None:
         "--topic", default=OFFSETS_TOPIC, help="live: read this topic (e.g. a mirrored copy)"
     )
     parser.add_argument(
-        "--timeout", type=float, default=30.0, help="live: give up after this many idle seconds"
+        "--command-config", metavar="FILE",
+        help="live: client.properties (security.protocol, sasl.*, ssl.*), as for inspect",
     )
-    parser.add_argument("--json", action="store_true", help="one JSON object per record")
+    parser.add_argument(
+        "--timeout", type=float, default=30.0, metavar="S",
+        help="live: give up when the broker does not answer, or no record arrives, for this "
+             "many seconds (default: 30)",
+    )
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true",
+                        help="one group snapshot per line (audit input)")
+    output.add_argument("--records", action="store_true",
+                        help="one JSON object per record, then each rebuilt consumer group state")
     parser.set_defaults(handler=_run_offsets)
 
 
@@ -194,13 +209,7 @@ def _run_offsets(args: argparse.Namespace) -> int:
     out, err = _consoles()
     live = None
     if args.bootstrap_server is not None:
-        # The live path is the only one that needs a Kafka client: the CLI binds the adapter.
-        from ..kafka_python.offsets import consume_offsets
-
-        def live(report, progress):
-            server, timeout, topic = args.bootstrap_server, args.timeout, args.topic
-            return consume_offsets(server, report, progress, timeout, topic)
-
+        live = _live_offsets(args)
     return offsets_command(
         out,
         err,
@@ -210,4 +219,26 @@ def _run_offsets(args: argparse.Namespace) -> int:
         live=live,
         live_source=args.bootstrap_server or "",
         as_json=args.json,
+        records_json=args.records,
     )
+
+
+def _live_offsets(args: argparse.Namespace) -> LiveRecords:
+    """The live reader: the kafka-python adapter, bound here (decode imports no client)."""
+    if args.timeout <= 0:
+        raise CommandLineError("expected seconds > 0", "--timeout")
+    config = read_client_config(args.command_config)
+    try:
+        from ..kafka_python.offsets import consume_offsets
+    except ImportError:
+        raise CommandLineError("reading a live topic needs kafka-python: "
+                               "pip install 'assignframe[cluster]'", "--bootstrap-server") from None
+
+    def live(report, progress, on_topics):
+        try:
+            yield from consume_offsets(args.bootstrap_server, report, progress, args.timeout,
+                                       args.topic, config.kafka_python_settings(), on_topics)
+        except BrokerError as exc:
+            raise BrokerError(config.redact(str(exc))) from None
+
+    return live

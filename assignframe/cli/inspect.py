@@ -112,6 +112,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         for snapshot in inspection.snapshots:
             print_json(snapshot_to_dict(snapshot))
+        _say_left_out(inspection)
     else:
         print_inspection(inspection)
     if args.out or args.html:
@@ -125,6 +126,17 @@ def _said(inspection: Inspection) -> int:
     for line in lines:
         print(f"assignframe: skipped: {line}", file=sys.stderr)
     return 1 if lines else 0
+
+
+def _say_left_out(inspection: Inspection) -> None:
+    """Groups read but without members have no snapshot (the audit reads groups with members):
+    one note on stderr names them, so no group leaves ``--json`` silently."""
+    empty = [v for v in inspection.verdicts if v.snapshot is None and not v.unreadable]
+    if empty:
+        named = "; ".join(f"{v.group_id} ({v.state or 'state unknown'}"
+                          + "".join(f", {p}" for p in v.problems) + ")" for v in empty)
+        print(f"assignframe: note: {len(empty)} group(s) have no members and no snapshot "
+              f"(the audit reads groups with members): {named}", file=sys.stderr)
 
 
 def print_inspection(inspection: Inspection) -> None:

@@ -10,23 +10,33 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import assignframe_codec as codec
+from assignframe_codec.registry import message_codec
 
-__all__ = ["ApiSupport", "READ_APIS", "WRITE_APIS", "error_code"]
+__all__ = ["API_VERSIONS_BOOTSTRAP", "ApiSupport", "CODEC_VERSIONS", "READ_APIS", "WRITE_APIS",
+           "error_code"]
 
-#: API -> the highest version this reader builds (the codec's own highest for each)
-READ_APIS = {
-    "ApiVersions": 3,
-    "Metadata": 12,
-    "DescribeCluster": 1,
-    "ListGroups": 5,
-    "FindCoordinator": 6,
-    "DescribeGroups": 5,
-    "ConsumerGroupDescribe": 1,
-    "ShareGroupDescribe": 1,
-    "StreamsGroupDescribe": 1,
-    "OffsetFetch": 9,
-    "ListOffsets": 10,
-}
+#: What the reader sends, in the order a pass needs them
+_READ = ("ApiVersions", "Metadata", "DescribeCluster", "ListGroups", "FindCoordinator",
+         "DescribeGroups", "ConsumerGroupDescribe", "ShareGroupDescribe", "StreamsGroupDescribe",
+         "OffsetFetch", "ListOffsets")
+
+
+def _codec_range(api: str) -> tuple[int, int]:
+    """The versions the codec both builds (request) and reads (response) of ``api``."""
+    request, response = message_codec(f"{api}Request"), message_codec(f"{api}Response")
+    if request is None or response is None:
+        raise LookupError(f"the codec has no {api} request or response")  # a packaging bug
+    return max(request.lowest, response.lowest), min(request.highest, response.highest)
+
+
+#: API -> (lowest, highest) version the codec speaks: the one truth of what the reader can send;
+#: with each broker the version is the highest both know (:meth:`ApiSupport.version`)
+CODEC_VERSIONS = {api: _codec_range(api) for api in _READ}
+#: API -> the highest version this reader builds (the codec's)
+READ_APIS = {api: high for api, (_, high) in CODEC_VERSIONS.items()}
+#: ApiVersions itself goes out before the broker's versions are known: v3, which every broker
+#: since Kafka 2.4 answers (and the first that carries the client's software name)
+API_VERSIONS_BOOTSTRAP = 3
 #: The group APIs that change a group or its offsets: none is ever sent (tests check the wire)
 WRITE_APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit",
               "ConsumerGroupHeartbeat", "ShareGroupHeartbeat", "StreamsGroupHeartbeat",
@@ -50,8 +60,9 @@ class ApiSupport:
     ranges: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def version(self, api: str) -> int | None:
-        """The version to speak ``api`` at with this broker, None when none is shared."""
+        """The version to speak ``api`` at with this broker: the highest both the broker and
+        the codec know (Kafka's own rule); None when they share none."""
         low, high = self.ranges.get(codec.api_key(api), (0, -1))
-        ours = READ_APIS[api]
-        chosen = min(high, ours)
-        return chosen if chosen >= low else None
+        our_low, our_high = CODEC_VERSIONS[api]
+        chosen = min(high, our_high)
+        return chosen if chosen >= max(low, our_low) else None

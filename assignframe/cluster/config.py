@@ -81,8 +81,10 @@ def read_client_config(path: str | None) -> ClientConfig:
         return ClientConfig()
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the client config: {type(exc).__name__}", path) from None
+    except OSError as exc:  # the reason (not found, a directory, no permission), no traceback
+        raise InputError(f"cannot read the client config: {exc.strerror or exc}", path) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"the client config is not UTF-8 text (byte {exc.start})", path) from None
     properties = _properties(text.splitlines(), path)
     secrets = _secrets(properties)
     try:

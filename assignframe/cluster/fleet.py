@@ -18,7 +18,7 @@ from ..audit.rerun import AuditContext
 from ..audit.rows import current_metrics
 from ..snapshot import GroupSnapshot, snapshot_to_dict
 from .config import ClientConfig
-from .groups import group_snapshot, unreadable
+from .groups import group_snapshot, rebalancing, unreadable
 from .reader import ClusterRead, GroupFilter, GroupRead, read_cluster
 from .transport import Transport
 
@@ -91,6 +91,11 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
     verdict = GroupVerdict(group.group_id, group.group_type, group.state)
     verdict.unreadable = unreadable(group)
     if verdict.unreadable:
+        return verdict
+    if rebalancing(group):
+        verdict.members = len(group.described.members)
+        verdict.problems = [f"state {group.state}: rebalancing (Kafka describes members without "
+                            "their subscriptions and assignments until it completes)"]
         return verdict
     snapshot = group_snapshot(read, group)
     if snapshot is None:  # no members: committed offsets only, or no such group

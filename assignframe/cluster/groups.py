@@ -21,8 +21,10 @@ from ..model import Cluster, GroupAssignment, Member, MemberAssignment, TopicPar
 from ..snapshot import CapturedMember, GroupSnapshot, MemberInfo, MemberWire, snapshot_from_wire
 from .reader import ClusterRead, GroupRead
 
-__all__ = ["group_snapshot", "unreadable"]
+__all__ = ["REBALANCING", "group_snapshot", "rebalancing", "unreadable"]
 
+#: classic group states in which Kafka's DescribeGroups leaves member metadata out
+REBALANCING = ("PreparingRebalance", "CompletingRebalance")
 #: ConsumerGroupDescribe v1's member type (KIP-1099): 0 classic, 1 consumer
 _MEMBER_TYPES = {0: "classic", 1: "consumer"}
 
@@ -35,7 +37,8 @@ def unreadable(group: GroupRead) -> str | None:
     if described is None:
         return f"group {group.group_id}: not described"
     if group.group_type == "classic" and described.members and \
-            all(not m.member_metadata for m in described.members):
+            all(not m.member_metadata for m in described.members) and \
+            described.group_state not in REBALANCING:
         return f"broker returned no member metadata for group {group.group_id}"
     if group.group_type == "classic" and described.members and \
             described.protocol_type not in ("consumer", ""):
@@ -46,9 +49,19 @@ def unreadable(group: GroupRead) -> str | None:
     return None
 
 
+def rebalancing(group: GroupRead) -> bool:
+    """A classic group between generations: Kafka describes its members without their
+    subscriptions and assignments until the rebalance completes (only a Stable group's are
+    shown), so there is nothing to make a snapshot of yet."""
+    return group.group_type == "classic" and group.described is not None and \
+        group.described.group_state in REBALANCING and \
+        all(not m.member_metadata for m in group.described.members)
+
+
 def group_snapshot(read: ClusterRead, group: GroupRead) -> GroupSnapshot | None:
-    """The snapshot of ``group`` (None for a group with no members or one :func:`unreadable`)."""
-    if unreadable(group) or not group.described.members:
+    """The snapshot of ``group`` (None for a group with no members, one :func:`unreadable`, or
+    one :func:`rebalancing`)."""
+    if unreadable(group) or not group.described.members or rebalancing(group):
         return None
     if group.group_type == "consumer":
         snapshot = _consumer(read, group)

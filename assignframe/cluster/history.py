@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import InputError
 from ..jsonview import loads
 from .fleet import GroupVerdict
+from .groups import REBALANCING
 
 __all__ = ["GroupState", "History", "changes", "state_of"]
 
@@ -76,6 +77,11 @@ def changes(group_id: str, before: GroupState | None, after: GroupState, now: fl
             after.unsettled_since = now
         return [{"event": "seen", "generation": after.generation, "state": after.state}]
     after.unsettled_since, after.stuck_said = before.unsettled_since, before.stuck_said
+    if not after.owners and (after.unreadable or after.state in REBALANCING):
+        # a rebalance (or a read that failed) shows no owners: the last known ones stand until
+        # a readable state says otherwise, so who left and what moved is said then, once
+        after.owners = dict(before.owners)
+        after.generation = before.generation if after.generation is None else after.generation
     events = _differences(before, after)
     if events and after.unsettled_since is None:
         after.unsettled_since = now

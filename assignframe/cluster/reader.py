@@ -24,7 +24,7 @@ from typing import Any
 import assignframe_codec as codec
 
 from ..model import TopicPartition
-from .apis import ApiSupport, error_code
+from .apis import API_VERSIONS_BOOTSTRAP, ApiSupport, error_code
 from .transport import Broker, Transport, TransportError
 
 __all__ = ["ClusterRead", "GroupFilter", "GroupRead", "read_cluster"]
@@ -109,9 +109,10 @@ class _Pass:
         return version
 
     def _api_versions(self, node: int | str) -> ApiSupport:
-        request = codec.api_versions_request(3, client_software_name="assignframe",
+        version = API_VERSIONS_BOOTSTRAP
+        request = codec.api_versions_request(version, client_software_name="assignframe",
                                              client_software_version=codec.__version__)
-        response = self.transport.send(node, "ApiVersionsRequest", request, 3)
+        response = self.transport.send(node, "ApiVersionsRequest", request, version)
         broker = self.read.brokers.get(node) if isinstance(node, int) else None
         support = ApiSupport(node, broker.address if broker else self.transport.bootstrap,
                              {k.api_key: (k.min_version, k.max_version)

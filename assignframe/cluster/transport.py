@@ -23,7 +23,7 @@ import assignframe_codec as codec
 from ..errors import BrokerError
 from .config import ClientConfig
 
-__all__ = ["Broker", "Transport", "TransportError", "kafka_python_version"]
+__all__ = ["Broker", "Transport", "TransportError", "failure_text", "kafka_python_version"]
 
 log = logging.getLogger("assignframe.cluster")
 
@@ -47,6 +47,16 @@ class Broker:
     @property
     def address(self) -> str:
         return f"{self.host}:{self.port}"
+
+
+def failure_text(exc: BaseException) -> str:
+    """``Name: reason`` of a client's exception, the name said once (kafka-python's errors
+    already start their ``str()`` with it: ``KafkaTimeoutError: Unable to bootstrap ...``)."""
+    name = type(exc).__name__
+    reason = str(exc).strip()
+    if reason == name or reason.startswith(f"{name}:"):
+        reason = reason[len(name):].lstrip(":").strip()
+    return f"{name}: {reason}" if reason else name
 
 
 def kafka_python_version() -> tuple[int, ...] | None:
@@ -192,8 +202,7 @@ class Transport:
         return dict(counts)
 
     def _why(self, what: str, exc: BaseException) -> str:
-        reason = str(exc).strip() or type(exc).__name__
-        return self.config.redact(f"{what}: {type(exc).__name__}: {reason}")
+        return self.config.redact(f"{what}: {failure_text(exc)}")
 
     def close(self) -> None:
         try:

@@ -39,8 +39,12 @@ class WatchOptions:
 
 def watch(bootstrap: str, config: ClientConfig, wanted: GroupFilter, options: WatchOptions,
           metrics: WatchMetrics, say: Callable[[str], None],
-          on_event: Callable[[str, dict], None] | None = None) -> int:
+          on_event: Callable[[str, dict], None] | None = None,
+          on_poll: Callable[[int], None] | None = None) -> int:
     """Poll until ``options.duration`` has passed; returns the number of failed polls.
+
+    :param on_poll: called after each poll, good or failed, with the number of polls so far
+        (the benchmark samples memory here)
 
     :raises TransportError: the first connection fails (nothing was ever read)
     """
@@ -49,27 +53,32 @@ def watch(bootstrap: str, config: ClientConfig, wanted: GroupFilter, options: Wa
     context = AuditContext.create()
     started = time.monotonic()
     failures = 0
-    while True:
-        poll_started = time.monotonic()
-        try:
-            transport = transport or Transport(bootstrap, config, options.timeout)
-            _poll(transport, wanted, options, history, metrics, context, on_event)
-            failures = 0
-        except TransportError as exc:
-            metrics.errors[_failed_api(str(exc))] += 1
-            say(config.redact(f"poll failed, reconnecting: {exc}"))
-            failures += 1
-            if transport is not None:
-                transport.close()
-            transport = None
-        metrics.polls += 1
-        pause = options.interval if not failures else min(30.0, options.interval * 2 ** failures)
-        elapsed = time.monotonic() - started
-        if options.duration is not None and elapsed + pause > options.duration:
-            break
-        time.sleep(max(0.0, pause - (time.monotonic() - poll_started)))
-    if transport is not None:
-        transport.close()
+    try:
+        while True:
+            poll_started = time.monotonic()
+            try:
+                transport = transport or Transport(bootstrap, config, options.timeout)
+                _poll(transport, wanted, options, history, metrics, context, on_event)
+                failures = 0
+            except TransportError as exc:
+                metrics.errors[_failed_api(str(exc))] += 1
+                say(config.redact(f"poll failed, reconnecting: {exc}"))
+                failures += 1
+                if transport is not None:
+                    transport.close()
+                transport = None
+            metrics.polls += 1
+            if on_poll is not None:
+                on_poll(metrics.polls)
+            pause = options.interval if not failures else \
+                min(30.0, options.interval * 2 ** failures)
+            elapsed = time.monotonic() - started
+            if options.duration is not None and elapsed + pause > options.duration:
+                break
+            time.sleep(max(0.0, pause - (time.monotonic() - poll_started)))
+    finally:  # Ctrl-C, or a caller's on_poll stopping it, included
+        if transport is not None:
+            transport.close()
     return sum(metrics.errors.values())
 
 

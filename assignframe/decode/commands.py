@@ -33,6 +33,7 @@ from .console import (
 from .group_state import GroupRebuild, check_group
 from .jsonl import consumer_snapshot_dicts, json_line, snapshot_dicts
 from .offsets import OffsetsRecord, decode_offsets_record, read_offsets_file
+from .offsets_snapshots import TopicInfo, offsets_snapshots
 from .payload import PayloadResult, decode_payload, parse_payload_text
 from .problems import Problem, Problems
 
@@ -40,6 +41,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_SKIPPED",
     "EXIT_UNUSABLE",
+    "LiveRecords",
     "capture_command",
     "offsets_command",
     "payload_command",
@@ -204,9 +206,11 @@ def _show(result: PayloadResult | OffsetsRecord, out: Console, as_json: bool) ->
         out.print(render_offsets_record(result))
 
 
-#: ``live(report, progress)`` -> each record's ``(key, value, where, offset)`` (offsets_command)
+#: ``live(report, progress, on_topics)`` -> each record's ``(key, value, where, offset)``; it
+#: calls ``on_topics({name: (topic id or None, partitions)})`` once with the broker's Metadata
 LiveRecords = Callable[
-    [Callable[[str, int, str], object], Callable[[int, int], None]],
+    [Callable[[str, int, str], object], Callable[[int, int], None],
+     Callable[[dict[str, tuple["str | None", int]]], None]],
     Iterable[tuple[bytes, "bytes | None", str, int]],
 ]
 
@@ -221,81 +225,104 @@ def offsets_command(
     live: LiveRecords | None = None,
     live_source: str = "",
     as_json: bool = False,
+    records_json: bool = False,
 ) -> int:
     """Decode ``__consumer_offsets`` records: a key/value pair, a file of them, or a live topic.
 
-    :param live: reads the live topic: called with ``(report, progress)``, yields each record's
-        ``(key, value, where, offset)`` (the CLI binds the kafka-python adapter here; decode
-        imports no client)
+    :param live: reads the live topic (see :data:`LiveRecords`; the CLI binds the kafka-python
+        adapter here; decode imports no client)
     :param live_source: what ``live`` reads, for messages (the bootstrap server)
+    :param as_json: one group snapshot per line (``assignframe audit`` input) instead of the
+        records; groups without members are named on stderr
+    :param records_json: one JSON object per record, then one per rebuilt consumer group state
     """
     problems = _reporter(err)
-    records: Iterable[OffsetsRecord] = ()
+    view = _OffsetsView(out, err, problems, as_json, records_json)
+    if live is not None:
+        return _live(live, live_source, view)
     try:
         if key is not None:
             value_bytes = None if value in (None, "null", "-") else parse_payload_text(value)
             records = [decode_offsets_record(parse_payload_text(key), value_bytes, "argument")]
             if records[0].error:
                 problems.add("argument", 0, f"record not decoded: {records[0].error}")
-        elif file is not None:
-            with open(file, encoding="utf-8") as handle:
+        else:
+            with open(file or "", encoding="utf-8") as handle:
                 lines = handle.readlines()
-            records = read_offsets_file(lines, file, problems)
-        elif live is not None:
-            return _live(live, live_source, out, err, problems, as_json)
+            records = list(read_offsets_file(lines, file or "", problems))
     except OSError as exc:
         raise InputError.unreadable(exc, file) from None
     except ValueError as exc:
         raise InputError(str(exc), file or "--key/--value") from None
-    rebuild = GroupRebuild()
     for record in records:
-        rebuild.add(record)
-        _show(record, out, as_json)
-    _show_groups(rebuild, out, problems, as_json)
+        view.record(record)
+    view.finish()
     return _status(problems)
 
 
-def _show_groups(rebuild: GroupRebuild, out: Console, problems: Problems, as_json: bool) -> None:
-    """Each consumer-protocol group's rebuilt state; broken invariants are problems."""
-    for state in rebuild.states():
-        broken = check_group(state)
-        for sentence in broken:
-            problems.add(f"group {state.group_id}", 0,
-                         f"{sentence} (last record: {state.last_where})")
-        if as_json:
-            _write_line(out, json_line({"consumer_group_state": state.to_dict(),
-                                        "problems": broken}))
-        else:
-            out.print(render_group_state(state, broken))
+class _OffsetsView:
+    """What ``decode offsets`` shows of the records and of the groups rebuilt from them."""
+
+    def __init__(self, out: Console, err: Console, problems: Problems, as_json: bool,
+                 records_json: bool) -> None:
+        self.out, self.err, self.problems = out, err, problems
+        self.as_json, self.records_json = as_json, records_json
+        self.rebuild = GroupRebuild()
+        self.topics: dict[str, TopicInfo] = {}
+
+    def record(self, record: OffsetsRecord) -> None:
+        self.rebuild.add(record)
+        if not self.as_json:
+            _show(record, self.out, self.records_json)
+
+    def take_topics(self, topics: dict[str, tuple[str | None, int]]) -> None:
+        self.topics = {name: TopicInfo(*info) for name, info in topics.items()}
+
+    def finish(self) -> None:
+        """Each consumer-protocol group's rebuilt state (broken invariants are problems), or,
+        with ``as_json``, every group's snapshot."""
+        for state in self.rebuild.states():
+            broken = check_group(state)
+            for sentence in broken:
+                self.problems.add(f"group {state.group_id}", 0,
+                                  f"{sentence} (last record: {state.last_where})")
+            if self.records_json:
+                _write_line(self.out, json_line({"consumer_group_state": state.to_dict(),
+                                                 "problems": broken}))
+            elif not self.as_json:
+                self.out.print(render_group_state(state, broken))
+        if self.as_json:
+            self._snapshots()
+
+    def _snapshots(self) -> None:
+        rebuilt = offsets_snapshots(self.rebuild, self.topics)
+        for line in rebuilt.lines:
+            _write_line(self.out, json_line(line))
+        if rebuilt.without_members:
+            named = "; ".join(f"{g} ({why})" for g, why in rebuilt.without_members.items())
+            self.err.print(f"assignframe: note: {len(rebuilt.without_members)} group(s) have no "
+                           f"members and no snapshot (the audit reads groups with members): "
+                           f"{named}", markup=False, highlight=False, soft_wrap=True)
 
 
-def _live(
-    live: LiveRecords,
-    source: str,
-    out: Console,
-    err: Console,
-    problems: Problems,
-    as_json: bool,
-) -> int:
+def _live(live: LiveRecords, source: str, view: _OffsetsView) -> int:
     columns: list[Any] = [TextColumn(escape(source)), BarColumn(), MofNCompleteColumn()]
-    rebuild = GroupRebuild()
-    with Progress(*columns, console=err, transient=True) as bar:
+    with Progress(*columns, console=view.err, transient=True) as bar:
         task = bar.add_task("read", total=None)
 
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
         try:
-            for key, value, where, offset in live(problems.add, progress):
+            for key, value, where, offset in live(view.problems.add, progress, view.take_topics):
                 record = decode_offsets_record(key, value, where)
                 if record.error:
-                    problems.add(where, offset, f"record not decoded: {record.error}")
-                rebuild.add(record)
-                _show(record, out, as_json)
+                    view.problems.add(where, offset, f"record not decoded: {record.error}")
+                view.record(record)
         except BrokerError as exc:
-            raise InputError(str(exc), source) from None
-    _show_groups(rebuild, out, problems, as_json)
-    return _status(problems)
+            raise InputError(str(exc), "--bootstrap-server") from None
+    view.finish()
+    return _status(view.problems)
 
 
 def _write_line(out: Console, line: str) -> None:

@@ -40,27 +40,47 @@ class ConsumerGroupState:
                 "current_assignment": self.current, "regular_expressions": self.regexes}
 
 
-def _put(table: dict[str, Any], member_id: str, value: Any) -> None:
+def _put(table: dict[Any, Any], key: Any, value: Any) -> None:
     if value is None:
-        table.pop(member_id, None)  # tombstone
+        table.pop(key, None)  # tombstone
     else:
-        table[member_id] = value
+        table[key] = value
 
 
 class GroupRebuild:
-    """Fed records in log order (files and live topics are streamed); :meth:`groups` at the end."""
+    """Fed records in log order (files and live topics are streamed); :meth:`states` at the end.
+
+    Beside the consumer-protocol groups it keeps, per classic group, its last group metadata
+    value (``classic``; None once a tombstone deleted the group) and, per group of either kind,
+    its committed offsets (``committed``: ``(topic, partition)`` -> offset; a tombstone deletes
+    one). :mod:`.offsets_snapshots` makes group snapshots of all of it.
+    """
 
     def __init__(self) -> None:
         self.groups: dict[str, ConsumerGroupState] = {}
+        self.classic: dict[str, dict[str, Any] | None] = {}
+        self.committed: dict[str, dict[tuple[str, int], int]] = {}
 
     def add(self, record: OffsetsRecord) -> None:
+        if record.key is None or record.error:
+            return
+        if record.record_type == "group_metadata":
+            self.classic[record.key["group"]] = record.value
+            return
+        if record.record_type == "offset_commit":
+            self._commit(record.key, record.value)
+            return
         handler = getattr(self, f"_on_{record.record_type}", None)
-        if handler is None or record.key is None or record.error:
+        if handler is None:
             return
         group = self.groups.setdefault(record.key["group_id"],
                                        ConsumerGroupState(record.key["group_id"]))
         group.last_where = record.where
         handler(group, record.key, record.value)
+
+    def _commit(self, key: dict[str, Any], value: dict[str, Any] | None) -> None:
+        offsets = self.committed.setdefault(key["group"], {})
+        _put(offsets, (key["topic"], key["partition"]), value and value["offset"])
 
     def states(self) -> list[ConsumerGroupState]:
         return sorted(self.groups.values(), key=lambda g: g.group_id)
@@ -89,7 +109,8 @@ class GroupRebuild:
         _put(group.members, key["member_id"], value and {
             name: value.get(name) for name in (
                 "instance_id", "rack_id", "client_id", "client_host", "subscribed_topic_names",
-                "subscribed_topic_regex", "server_assignor", "rebalance_timeout_ms")})
+                "subscribed_topic_regex", "server_assignor", "rebalance_timeout_ms",
+                "classic_member_metadata")})
 
     def _on_ConsumerGroupTargetAssignmentMember(  # noqa: N802
             self, group: ConsumerGroupState, key: Any, value: Any) -> None:

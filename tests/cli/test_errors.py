@@ -301,7 +301,7 @@ TABLE = [
     (
         ["inspect", "--bootstrap-server", "127.0.0.1:1", "--command-config", "missing"],
         2,
-        "cannot read the client config: FileNotFoundError (missing)",
+        "cannot read the client config: No such file or directory (missing)",
     ),
     # too deep a document, in every command that reads JSON or YAML
     (["replay", "deep.json"], 2, "neither JSON nor YAML: nested too deeply to read (deep.json)"),

@@ -56,3 +56,21 @@ def test_a_broken_line_inside_the_history_is_an_error(tmp_path):
     path.write_text('not json\n{"group_id": "g", "after": {}}\n')
     with pytest.raises(InputError, match="line 1"):
         History(path, warn=pytest.fail)
+
+
+def test_a_rebalance_between_two_readable_states_loses_no_leave():
+    """Kafka describes a classic group in PreparingRebalance without member metadata: no owners.
+    Who left and what moved is said once the group is Stable again, against the owners before
+    the rebalance (measured on Kafka 4.1: a member killed with kill -9, then the survivor
+    alone; without this the leave was never said and the survivor 'joined')."""
+    before = _state({"t-0": "a", "t-1": "b"}, -1)
+    rebalancing = GroupState(None, "PreparingRebalance", {}, 0)
+    during = changes("g", before, rebalancing, 10.0, stuck_after=60)
+    assert [e["event"] for e in during] == ["state"]
+    assert rebalancing.owners == {"t-0": "a", "t-1": "b"}  # the last known ones stand
+    after = _state({"t-0": "a", "t-1": "a"}, -1)
+    events = changes("g", rebalancing, after, 12.0, stuck_after=60)
+    assert [e["event"] for e in events] == ["state", "left", "moved", "settled"]
+    assert events[1]["member_id"] == "b"
+    assert events[2]["partitions"] == [["t-1", "b", "a"]]
+    assert events[3]["seconds"] == 2.0

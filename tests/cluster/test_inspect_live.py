@@ -162,3 +162,37 @@ def test_type_filter(live_groups, capsys):
                               "--type", "consumer")
     assert code == 0, err
     assert [json.loads(line)["group_id"] for line in out.splitlines()] == ["kip848-g"]
+
+
+def test_versions_are_the_highest_both_sides_know(live_groups):
+    """Each API goes out at min(the broker's highest, the codec's highest): on Kafka 4.1 the
+    broker offers DescribeGroups v6, which the codec (Kafka 4.0's schemas) does not build, so
+    v5 is used; Metadata v13 is shared. The broker's ranges are asked here directly."""
+    from assignframe_codec.registry import message_codec
+
+    from assignframe.cluster.config import ClientConfig
+    from assignframe.cluster.reader import read_cluster
+    from assignframe.cluster.transport import Transport
+
+    transport = Transport(live_groups, ClientConfig(), 20)
+    try:
+        asked = transport.send(1, "ApiVersionsRequest", codec.api_versions_request(
+            3, client_software_name="t", client_software_version="1"), 3)
+        broker = {k.api_key: k.max_version for k in asked.api_keys}
+        transport.sent.clear()
+        read_cluster(transport)
+    finally:
+        transport.close()
+    used = {api: version for (api, version, _) in transport.sent}
+    assert len(used) == len({api for (api, _, _) in transport.sent})  # one version per API
+    for api, version in used.items():
+        if api == "ApiVersions":
+            continue  # sent before any range is known: v3, every broker since 2.4
+        ours = min(message_codec(f"{api}Request").highest,
+                   message_codec(f"{api}Response").highest)
+        assert version == min(broker[codec.api_key(api)], ours), (api, version)
+    # measured on this broker (4.1.0) with this codec: DescribeGroups is where they differ
+    assert broker[codec.api_key("DescribeGroups")] == 6
+    assert used == {"ApiVersions": 3, "Metadata": 13, "ListGroups": 5, "FindCoordinator": 6,
+                    "DescribeGroups": 5, "ConsumerGroupDescribe": 1, "OffsetFetch": 9,
+                    "ListOffsets": 10}

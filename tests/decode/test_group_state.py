@@ -112,7 +112,7 @@ def test_offsets_command_reports_broken_invariants(tmp_path: Any) -> None:
     path.write_text("".join(HEALTHY + [line(8, member("m2"), current(3, 1))]))
     out, err = io.StringIO(), io.StringIO()
     status = offsets_command(Console(file=out, width=200), Console(file=err, width=200),
-                             file=str(path), as_json=True)
+                             file=str(path), records_json=True)
     assert status == 1
     assert "partition orders-1 is in the current assignment of both m1 and m2" in err.getvalue()
     assert '"consumer_group_state"' in out.getvalue()
@@ -129,3 +129,44 @@ def test_every_golden_coordinator_record_decodes() -> None:
         assert record.error is None, (case["case"], record.error)
         assert record.record_type == case["key_type"].removesuffix("Key")
         assert record.tombstone == case["tombstone"]
+
+
+def _offset_commit(group: str, topic: str, partition: int, offset: int | None) -> str:
+    key = codec.encode_record("OffsetCommitKey", {"group": group, "topic": topic,
+                                                  "partition": partition}, version=1)
+    if offset is None:
+        return f"{key.hex()} null\n"
+    value = codec.encode_record("OffsetCommitValue", {
+        "offset": offset, "leader_epoch": -1, "metadata": "", "commit_timestamp": 1}, version=3)
+    return f"{key.hex()} {value.hex()}\n"
+
+
+def test_json_is_one_snapshot_per_group_that_audit_reads(tmp_path: Any) -> None:
+    """--json: the consumer group g as a snapshot (the records' epochs, members, current and
+    target assignments, committed offsets); a group with offsets only is named on stderr."""
+    from assignframe.snapshot import read_snapshot
+
+    path = tmp_path / "records.txt"
+    commits = [_offset_commit("g", "orders", 0, 7), _offset_commit("g", "orders", 1, 9),
+               _offset_commit("g", "orders", 1, None), _offset_commit("only-offsets", "t", 0, 3)]
+    path.write_text("".join([line(4, {"group_id": "g"}, PARTITION_METADATA), *HEALTHY,
+                             *commits]))
+    out, err = io.StringIO(), io.StringIO()
+    status = offsets_command(Console(file=out, width=200), Console(file=err, width=400),
+                             file=str(path), as_json=True)
+    assert status == 0, err.getvalue()
+    [raw] = [json.loads(text) for text in out.getvalue().splitlines()]
+    assert raw["committed_offsets"] == [["orders", 0, 7]]  # the tombstone deleted orders-1
+    snapshot = read_snapshot(raw)
+    assert (snapshot.group_id, snapshot.group_type, snapshot.generation) == ("g", "consumer", 3)
+    assert (snapshot.target_epoch, snapshot.assignor) == (3, "uniform")
+    owned = {m: sorted((tp.topic, tp.partition) for tp in snapshot.current.partitions_of(m))
+             for m in snapshot.members}
+    assert owned == {"m1": [("orders", 0), ("orders", 1)], "m2": [("orders", 3)]}
+    assert snapshot.target is not None
+    assert sorted(tp.partition for tp in snapshot.target.partitions_of("m2")) == [2, 3]
+    assert snapshot.info("m2").member_epoch == 2 and snapshot.info("m1").client_id == "a"
+    assert snapshot.cluster.partitions_per_topic == {"orders": 4}
+    note = err.getvalue().strip()
+    assert note.startswith("assignframe: note: 1 group(s) have no members"), note
+    assert "only-offsets (no group metadata; 1 committed offset(s))" in note

@@ -81,7 +81,7 @@ def test_file_of_records_with_a_bad_line(tmp_path, capsys):
     ]
     path = tmp_path / "offsets.txt"
     path.write_text("".join(lines))
-    assert main(["decode", "offsets", "--file", str(path), "--json"]) == 1
+    assert main(["decode", "offsets", "--file", str(path), "--records"]) == 1
     out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert out[0]["value"]["offset"] == value["value"]["offset"] and out[1]["tombstone"]
 

