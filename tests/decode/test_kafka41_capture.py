@@ -187,3 +187,18 @@ def _broker_port() -> int:
     hosts = {m.client_host for g in decoded().consumer_groups for m in g.members.values()}
     (host,) = hosts  # every member heard from the one broker
     return int(host.rsplit(":", 1)[1])
+
+
+def test_a_refused_first_heartbeat_is_no_join():
+    """On a fresh broker c0's first heartbeat was refused (COORDINATOR_LOAD_IN_PROGRESS in the
+    shipped capture) while the coordinator loaded: it joined when one was answered, not at the
+    first try."""
+    group = timeline("kafka41-uniform")
+    (c0,) = (m.member_id for m in group.members.values() if m.client_id == "c0")
+    mine = [e for e in group.events if e["member_id"] == c0]
+    refused = [e for e in mine if e["event"] == "error"]
+    assert [e["error"] for e in refused] == ["COORDINATOR_LOAD_IN_PROGRESS"]  # as recorded
+    (join,) = (e for e in mine if e["event"] == "join")
+    first = next(e for e in mine if e["event"] == "assignment")
+    assert all(e["timestamp"] < join["timestamp"] for e in refused)
+    assert (join["timestamp"], join["offset"]) == (first["timestamp"], first["offset"])
