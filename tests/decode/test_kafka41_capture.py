@@ -23,6 +23,7 @@ from kafka41_capture import (
 )
 
 from assignframe.decode import Problems, iter_messages
+from assignframe.decode.consumer_protocol import build_consumer_timelines
 
 from . import test_tshark
 
@@ -115,6 +116,19 @@ def test_reconciliation_flags_no_impossible_step_and_nobody_is_fenced(group_id):
     if group_id == "kafka41-range":
         assert errors == []
     assert {m.state for m in group.members.values()} == {"left"}
+
+
+def test_the_reconciliation_check_runs_on_this_capture():
+    """The same messages with one answer's member epoch moved back (3 to 1): flagged, so the
+    clean result above is the check passing, not the check skipped."""
+    messages = list(iter_messages(CAPTURE, Problems()))
+    answers = [m for m in messages if m.frame.api_key == 68 and not m.frame.is_request
+               and m.fields["member_epoch"] == 3 and not m.fields["error_code"]]
+    assert answers
+    answers[0].fields["member_epoch"] = 1
+    flagged = [e["reason"] for g in build_consumer_timelines(iter(messages)) for e in g.events
+               if e["event"] == "impossible"]
+    assert flagged and all("epoch 1" in reason for reason in flagged), flagged
 
 
 @pytest.mark.parametrize("group_id", GROUPS)
