@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -310,6 +311,7 @@ def record(pcap: Path, assignors: list[str]) -> dict[str, Any]:
         dumpcap.wait(30)
         node.stop()
     pcap.chmod(0o644)
+    shutil.rmtree(workdir)  # the node's data and logs, and the Java members' logs (kept on failure)
     return {
         "source": "scripts/record_consumer_protocol_capture.py",
         "broker": "Apache Kafka 4.1.0 (shared/java/broker), one KRaft node",
