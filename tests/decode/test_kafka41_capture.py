@@ -60,7 +60,7 @@ def test_every_step_epoch_by_epoch_equals_what_the_broker_described(group_id):
     """Step k is the group's (k+1)-th join or leave, so group epoch k+1: its members are the
     recorder's, the capture's ConsumerGroupDescribe of that epoch says Stable with the targets
     the recorder's AdminClient saw, and every assignment a heartbeat response gave a member at
-    that epoch is part of its target, the last ones all of it."""
+    that epoch is part of its target, the largest all of it."""
     group, wanted = timeline(group_id), expected_group(group_id)
     found, name = epochs(group), names(group)
     assert len(wanted["steps"]) == 5
