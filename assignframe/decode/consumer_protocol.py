@@ -62,6 +62,7 @@ class ConsumerMember:
     observed: ObservedMember | None = None  # the coordinator's last answers, by topic id
     request_epoch: int = 0  # of the heartbeat being answered
     reported: frozenset[TopicPartition] | None = None  # its owned partitions, by topic id
+    joined: bool = False  # the coordinator answered one of its heartbeats without an error
 
 
 @dataclass
@@ -119,6 +120,8 @@ class ConsumerTimelineBuilder:
             member = group.members[member_id] = ConsumerMember(
                 member_id, frame.client_id, frame.stream.split("->")[0]
             )
+        if not member.joined and not got["error_code"]:  # a refused first heartbeat (e.g.
+            member.joined = True  # NOT_COORDINATOR while the coordinator loads) is no join
             group.events.append(_event(frame, "join", member_id))
         member.last_seen = frame.timestamp
         self._request(group, member, sent, frame)

@@ -15,6 +15,7 @@ def test_captures_are_shipped():
         "kafka_group_sticky.pcap",
         "kafka_group_cooperative_sticky.pcap",
         "kafka_group_consumer_protocol.pcap",  # KIP-848 (issue 15)
+        "kafka41_consumer_protocol.pcap",  # KIP-848 on Apache Kafka 4.1 (issue 27)
     }
 
 
