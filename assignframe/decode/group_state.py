@@ -146,8 +146,9 @@ def check_group(group: ConsumerGroupState) -> list[str]:
         return []
     found: list[str] = []
     epoch, target_epoch = group.group_epoch, group.assignment_epoch
-    if not group.members and None not in (epoch, target_epoch) and epoch != target_epoch:
-        found.append(f"empty group has group epoch {epoch} != assignment epoch {target_epoch}")
+    # An empty group's target may lag its epoch: when the last member leaves or is fenced, the
+    # coordinator bumps the group epoch and computes no new target until someone heartbeats
+    # (what Kafka 4.1 writes, tests/cluster/test_offsets_live.py), so that is no violation.
     if None not in (epoch, target_epoch) and target_epoch > epoch:  # type: ignore[operator]
         found.append(f"assignment epoch {target_epoch} is ahead of group epoch {epoch}")
     owners: dict[tuple[Any, ...], str] = {}

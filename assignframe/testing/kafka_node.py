@@ -142,6 +142,11 @@ class KafkaNode:
         return self.directory / "server.out"
 
     @property
+    def bootstrap(self) -> str:
+        """``127.0.0.1:PORT`` once started, as clients take it."""
+        return f"{HOST}:{self.port}"
+
+    @property
     def running(self) -> bool:
         return self._group is not None and self._group.alive
 
