@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +26,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "report",
         summary="write the HTML report",
         description=(
-            "Write one self-contained HTML page from audit, simulation and decode output."
+            "Write one self-contained HTML page from audit, simulation and decode output,\n"
+            "and 'assignframe watch' histories as a timeline per group."
         ),
         examples=(
             "assignframe report --audit audit-out --simulation sim.json "
             "--snapshots snapshots.jsonl --out report.html",
+            "assignframe report --history groups-history.jsonl --out history.html",
         ),
     )
     parser.add_argument(
@@ -54,6 +57,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="`assignframe decode capture --json` output (repeatable)",
     )
+    parser.add_argument(
+        "--history",
+        type=Path,
+        metavar="FILE",
+        help="an `assignframe watch --history` file: a timeline per group",
+    )
     parser.add_argument("--out", "-o", type=Path, default=Path("report.html"), metavar="PATH")
     parser.set_defaults(handler=_run)
 
@@ -68,11 +77,41 @@ def _run(args: argparse.Namespace) -> int:
         loaded = read_json(path)
         simulations += loaded if isinstance(loaded, list) else [loaded]
     captures = [view for path in args.snapshots for view in _snapshot_views(path)]
+    history, torn = _history(args.history) if args.history else ([], None)
     report = write_report(
-        args.out, audit_summary=summary, simulations=simulations, captures=captures
+        args.out, audit_summary=summary, simulations=simulations, captures=captures,
+        history=history, history_source=args.history.name if args.history else "",
     )
     print(f"report written to {report.resolve()}")
+    if torn:
+        print(f"assignframe: skipped: {torn}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _history(path: Path) -> tuple[list[dict[str, Any]], str | None]:
+    """The events of a watch history, and a note when its last line is torn (a watch stopped
+    while writing it: skipped, as ``watch`` itself skips it on resume; the file is not touched)."""
+    events: list[dict[str, Any]] = []
+    lines = read_text(path).split("\n")
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            event = loads(line)
+            if not (isinstance(event, dict) and isinstance(event.get("group_id"), str)
+                    and isinstance(event.get("event"), str)
+                    and isinstance(event.get("time"), (int, float))
+                    and not isinstance(event.get("time"), bool)):
+                raise ValueError("expected an object with time, group_id and event")
+        except ValueError as exc:
+            if number == len(lines):  # no newline after it: torn
+                return events, f"the last line is torn; skipped ({path} line {number})"
+            raise InputError(f"not a watch history event: {exc}", f"{path} line {number}") from None
+        events.append(event)
+    if not events:
+        raise InputError("no watch history event in the file", str(path))
+    return events, None
 
 
 def _snapshot_views(path: Path) -> list[dict[str, Any]]:

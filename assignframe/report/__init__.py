@@ -2,7 +2,8 @@
 
 The main page answers an operator first: the fleet verdict (which groups need attention, what to
 switch to, whether the upgrade to the consumer protocol is safe), the groups needing attention,
-the worst of them in detail, the fleet's figures per strategy, and groups decoded from captures.
+the worst of them in detail, the fleet's figures per strategy, groups decoded from captures, and
+a ``watch`` history as a timeline per group.
 Simulations, long step-by-step pages, get a page of their own beside it, linked from the main
 one (alone, as ``simulate --html`` writes them, they are the page). Each part is optional.
 """
@@ -17,6 +18,7 @@ from .captures import add_capture_section
 from .fleet import add_fleet_sections
 from .page import ReportPage, escape
 from .simulation import add_simulation_section
+from .timeline import add_history_section
 
 __all__ = ["ReportPage", "render_report", "simulation_page_path", "write_report"]
 
@@ -27,11 +29,15 @@ def render_report(
     captures: Sequence[Mapping[str, Any]] = (),
     title: str = "assignframe report",
     simulation_link: str | None = None,
+    history: Sequence[Mapping[str, Any]] = (),
+    history_source: str = "",
 ) -> str:
     """One page as a string.
 
     :param simulation_link: where the simulations are, when on their own page (``simulations``
         is then only listed, by name)
+    :param history: ``assignframe watch`` history events (:mod:`.timeline`), from
+        ``history_source``
     """
     page = ReportPage(title)
     if audit_summary is not None:
@@ -41,6 +47,7 @@ def render_report(
     else:
         add_simulation_section(page, simulations)
     add_capture_section(page, captures)
+    add_history_section(page, history, history_source)
     return page.render()
 
 
@@ -56,7 +63,8 @@ def write_report(path: str | Path, **parts: Any) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     simulations = parts.get("simulations") or ()
-    if simulations and (parts.get("audit_summary") is not None or parts.get("captures")):
+    if simulations and (parts.get("audit_summary") is not None or parts.get("captures")
+                        or parts.get("history")):
         title = parts.get("title", "assignframe report")
         beside = simulation_page_path(path)
         beside.write_text(

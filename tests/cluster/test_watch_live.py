@@ -11,6 +11,8 @@ import urllib.request
 
 import pytest
 
+from assignframe.cli import main
+
 from .test_inspect_live import _ready, _topic
 
 pytestmark = pytest.mark.e2e
@@ -71,6 +73,13 @@ def test_watch_records_joins_kill_and_resumes(kafka, members, tmp_path):
     assert again.returncode == 0, err
     assert history.read_text().startswith(before)
     assert not [e for e in _events(history)[len(before.splitlines()):] if e["event"] == "seen"]
+    # the history as a timeline page: the real join, kill and hand-over are on it
+    page = tmp_path / "history.html"
+    assert main(["report", "--history", str(history), "--out", str(page)]) == 0
+    text = page.read_text()
+    assert '<section id="history">' in text and "<h3>watched</h3>" in text
+    assert f"<td class=\"name\">{left[0]['member_id']}</td>" in text
+    assert text.count("<rect ") == len(_events(history))  # one mark per event
 
 
 def test_watch_survives_a_broker_restart(kafka_node, members, tmp_path):
