@@ -77,6 +77,9 @@ HETEROGENEOUS = "heterogeneous"
 CONSUMER_GROUP = "consumer"
 SHARE_GROUP = "share"
 
+#: subscribers_by_topic(enough=...) checks after every this many members whether it may stop.
+_SATURATION_CHECK = 8
+
 # Runs an iterator to its end, keeping nothing (a C-level loop).
 _consume: Callable[[Iterable[Any]], None] = collections.deque(maxlen=0).extend
 
@@ -224,11 +227,20 @@ class ServerGroupSpec:
             self._sorted_ids_cache[names] = cached
         return cached
 
-    def subscribers_by_topic(self, order: Sequence[str]) -> dict[Uuid, list[int]]:
+    def subscribers_by_topic(
+        self, order: Sequence[str], enough: Mapping[Uuid, int] | None = None
+    ) -> dict[Uuid, list[int]]:
         """Each existing topic someone subscribes to, with the positions in ``order`` (member
-        ids) of its subscribers, ascending; topics in no particular order."""
+        ids) of its subscribers, ascending; topics in no particular order.
+
+        :param enough: topic id -> a count: once every topic has more subscribers than its count,
+            the remaining members are not looked at (their subscriptions are not even resolved),
+            so such a topic's list holds its first subscribers only, at least count + 1 of them
+            (range-like assignors give members past a topic's partition count nothing of it)
+        """
         subscribers: dict[Uuid, list[int]] = {t: [] for t in self.topics}
         lists_of = subscribers.__getitem__
+        pending = None if enough is None else {t: n for t, n in enough.items() if t in subscribers}
         for position, member_id in enumerate(order):
             # One C-level loop per member: append ``position`` to each of its topics' lists.
             _consume(
@@ -237,6 +249,10 @@ class ServerGroupSpec:
                     map(lists_of, self.subscribed_topics(member_id)),
                 )
             )
+            if pending is not None and position % _SATURATION_CHECK == _SATURATION_CHECK - 1:
+                pending = {t: n for t, n in pending.items() if len(subscribers[t]) <= n}
+                if not pending:
+                    break
         return {t: members for t, members in subscribers.items() if members}
 
     def subscribed_name_count(self, member_id: str) -> int:
