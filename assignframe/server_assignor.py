@@ -46,6 +46,7 @@ from __future__ import annotations
 import abc
 import collections
 import functools
+import gc
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import methodcaller
@@ -238,22 +239,28 @@ class ServerGroupSpec:
             so such a topic's list holds its first subscribers only, at least count + 1 of them
             (range-like assignors give members past a topic's partition count nothing of it)
         """
-        subscribers: dict[Uuid, list[int]] = {t: [] for t in self.topics}
-        lists_of = subscribers.__getitem__
-        pending = None if enough is None else {t: n for t, n in enough.items() if t in subscribers}
+        # Keyed by name while collecting: members' names go straight in, without resolving each
+        # to its id (names of missing topics get a list too, dropped below).
+        by_name: collections.defaultdict[str, list[int]] = collections.defaultdict(list)
+        lists_of = by_name.__getitem__
+        members = self.members
+        pending = None
+        if enough is not None:
+            names = {topic_id: name for name, topic_id in self.topic_ids_by_name.items()}
+            pending = {names[t]: n for t, n in enough.items() if t in names}
         for position, member_id in enumerate(order):
             # One C-level loop per member: append ``position`` to each of its topics' lists.
-            _consume(
-                map(
-                    methodcaller("append", position),
-                    map(lists_of, self.subscribed_topics(member_id)),
-                )
-            )
+            topics = members[member_id].topics
+            _consume(map(methodcaller("append", position), map(lists_of, topics)))
             if pending is not None and position % _SATURATION_CHECK == _SATURATION_CHECK - 1:
-                pending = {t: n for t, n in pending.items() if len(subscribers[t]) <= n}
+                pending = {t: n for t, n in pending.items() if len(by_name.get(t, ())) <= n}
                 if not pending:
                     break
-        return {t: members for t, members in subscribers.items() if members}
+        return {
+            topic_id: by_name[name]
+            for name, topic_id in self.topic_ids_by_name.items()
+            if by_name.get(name)
+        }
 
     def subscribed_name_count(self, member_id: str) -> int:
         """``subscribedTopicIds().size()``: counts names of missing topics too (Java's quirk)."""
@@ -412,6 +419,14 @@ class SubscriptionTypeAssignor(ServerAssignor):
     def _build(self, group: ServerGroupSpec, java_order: bool) -> BuiltAssignment:
         if not group.members:
             return {}
-        if group.subscription_type == HOMOGENEOUS:
-            return self.build_homogeneous(group, java_order)
-        return self.build_heterogeneous(group, java_order)
+        # Builders make tens of thousands of small containers and no reference cycles: the
+        # cyclic collector would only rescan them again and again, so it waits for the call.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            if group.subscription_type == HOMOGENEOUS:
+                return self.build_homogeneous(group, java_order)
+            return self.build_heterogeneous(group, java_order)
+        finally:
+            if collecting:
+                gc.enable()

@@ -58,6 +58,27 @@ class MemberBalancer:
         self.next_least += 1
         return member
 
+    def least_loaded(self, count: int) -> list[int]:
+        """The next ``count`` :meth:`next_least_loaded` members at once, for partitions that
+        nobody held. The same sequence: the range grows only over members outside it, whose
+        sizes the pending partitions do not change; the caller adds them to ``sizes`` after."""
+        members, sizes = self.members, self.sizes
+        chosen: list[int] = []
+        while count > 0:
+            if self.next_least >= self.least_end:
+                self.least_level += 1
+                while (
+                    self.least_end < len(members)
+                    and sizes[members[self.least_end]] == self.least_level
+                ):
+                    self.least_end += 1
+                self.next_least = 0
+            take = min(count, self.least_end - self.next_least)
+            chosen += members[self.next_least : self.next_least + take]
+            self.next_least += take
+            count -= take
+        return chosen
+
     def next_most_loaded(self) -> int:
         """The member to take the next partition from, or -1 when none can give any."""
         members, sizes = self.members, self.sizes

@@ -10,6 +10,8 @@ then take partitions from the front of that list, in member order.
 
 from __future__ import annotations
 
+import itertools
+
 from assignframe import ServerGroupSpec
 from assignframe.javaorder import JavaHashSet, Uuid, uuid_hash
 
@@ -90,15 +92,20 @@ def _unheld_partitions(
     group: ServerGroupSpec, topics: list[Uuid]
 ) -> list[tuple[Uuid, tuple[int, ...]]]:
     """Per topic in ``topics`` order, its partitions that no member's current assignment holds."""
-    held: dict[Uuid, set[int]] = {}
+    held: dict[Uuid, list[tuple[int, ...]]] = {}
     for member in group.members.values():
         for topic_id, partitions in member.current:
-            held.setdefault(topic_id, set()).update(partitions)
+            held.setdefault(topic_id, []).append(partitions)
     chunks = []
     for topic_id in topics:
         count = group.num_partitions(topic_id)
-        taken = held.get(topic_id)
-        free = tuple(range(count) if not taken else (p for p in range(count) if p not in taken))
+        taken = set(itertools.chain.from_iterable(held.get(topic_id, ())))
+        if not taken:
+            free: tuple[int, ...] = tuple(range(count))
+        elif len(taken) >= count and taken.issuperset(range(count)):
+            continue  # all held (the usual case): no per-partition loop
+        else:
+            free = tuple(p for p in range(count) if p not in taken)
         if free:
             chunks.append((topic_id, free))
     return chunks
