@@ -47,13 +47,20 @@ import abc
 import collections
 import functools
 import gc
+import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import methodcaller
+from operator import attrgetter
 from typing import Any, ClassVar
 
 from .configurable import Configurable
-from .javaorder import JavaHashSet, Uuid, java_sorted_hash_order, java_string_hash, java_string_key
+from .javaorder import (
+    Uuid,
+    hash_set_copy_order,
+    java_sorted_hash_order,
+    java_string_hash,
+    java_string_key,
+)
 
 __all__ = [
     "CONSUMER_GROUP",
@@ -77,6 +84,8 @@ HOMOGENEOUS = "homogeneous"
 HETEROGENEOUS = "heterogeneous"
 CONSUMER_GROUP = "consumer"
 SHARE_GROUP = "share"
+
+_topics_of = attrgetter("topics")
 
 #: subscribers_by_topic(enough=...) checks after every this many members whether it may stop.
 _SATURATION_CHECK = 8
@@ -193,8 +202,9 @@ class ServerGroupSpec:
     def subscription_type(self) -> str:
         """``homogeneous`` iff every member subscribes to the same topic names (existing or not)."""
         # Members usually share one interned tuple (ServerMember): compare objects first.
-        distinct = {id(m.topics): m.topics for m in self.members.values()}
-        same = len(distinct) <= 1 or len(set(distinct.values())) == 1
+        tuples = list(map(_topics_of, self.members.values()))
+        # list.count compares by identity first: one C-level pass over shared tuples.
+        same = not tuples or tuples.count(tuples[0]) == len(tuples)
         return HOMOGENEOUS if same else HETEROGENEOUS
 
     @functools.cached_property
@@ -211,7 +221,7 @@ class ServerGroupSpec:
         cached = self._topic_ids_cache.get(names)
         if cached is None:
             by_name = self.topic_ids_by_name
-            in_set_order = JavaHashSet.copy_of(names, java_string_hash).keys()
+            in_set_order = hash_set_copy_order(names, java_string_hash)
             cached = tuple(by_name[name] for name in in_set_order if name in by_name)
             self._topic_ids_cache[names] = cached
         return cached
@@ -251,7 +261,7 @@ class ServerGroupSpec:
         for position, member_id in enumerate(order):
             # One C-level loop per member: append ``position`` to each of its topics' lists.
             topics = members[member_id].topics
-            _consume(map(methodcaller("append", position), map(lists_of, topics)))
+            _consume(map(list.append, map(lists_of, topics), itertools.repeat(position)))
             if pending is not None and position % _SATURATION_CHECK == _SATURATION_CHECK - 1:
                 pending = {t: n for t, n in pending.items() if len(by_name.get(t, ())) <= n}
                 if not pending:

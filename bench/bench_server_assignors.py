@@ -1,28 +1,32 @@
-"""Benchmark of the KIP-848 server assignors against Java's figures (run on demand; prints a table).
+"""KIP-848 server assignors against Java's own, measured in the same run (prints a table).
 
-    python bench/bench_server_assignors.py            # the issue's sizes
+    python bench/bench_server_assignors.py            # the issue's sizes, a few minutes
     python bench/bench_server_assignors.py --quick    # a tenth of the sizes, for a smoke run
+    python bench/bench_server_assignors.py --no-java U4 R2   # Python only, some cases
 
-Java's figures (issue 16: Apache Kafka's group-coordinator assignors, JDK 17, warm median, the
-same machine kind, 2 cores):
+Cases (the same in ServerAssignorPerf, shared/java/coordinator: Apache Kafka's own
+group-coordinator ``UniformAssignor`` / ``RangeAssignor``, JDK 17):
 
-U1. uniform, homogeneous, 1,000 members, 100 topics, 50,000 partitions, fresh      16 ms
-U2. U1's result as current target assignment, one member added                      13 ms
-U3. uniform, homogeneous, 10,000 members, 1,000 topics, 100,000 partitions, fresh   29 ms
-U4. uniform, heterogeneous: 1,000 members each on a random half of 1,000 topics,
-    50,000 partitions, fresh                                                        0.41 s
-R1. range, homogeneous, 10,000 members, 1,000 topics, 100,000 partitions            0.15 s
-R2. range, heterogeneous: 1,000 members each on a random half of 1,000 topics,
-    50,000 partitions                                                              0.24 s
+U1. uniform, homogeneous, 1,000 members, 100 topics, 50,000 partitions, fresh
+U2. U1's result as current target assignment, one member added
+U3. uniform, homogeneous, 10,000 members, 1,000 topics, 100,000 partitions, fresh
+U4. uniform, heterogeneous: 1,000 members each on a random half of 1,000 topics, 50,000 partitions
+R1. range, homogeneous, 10,000 members, 1,000 topics, 100,000 partitions
+R2. range, heterogeneous: 1,000 members each on a random half of 1,000 topics, 50,000 partitions
 
-Member ids are 22-character random ids (the Java client's ``Uuid.randomUuid().toString()``),
-topic ids random ``Uuid``s; the random generator is seeded. Each case builds a fresh
-``ServerGroupSpec`` before every call (outside the timing: the spec caches its member order), calls
-``assign`` once to warm up, then times ``--repeat`` calls and reports the median wall-clock and
-CPU time (on a shared machine the CPU time is what the call itself used). Before each call the
-garbage of the previous one is collected and the inputs are frozen out of the cyclic collector's
-reach (``gc.freeze``: long-lived data, like the broker's group state). The String hash cache stays
-warm across calls, as Java's ``String`` keeps its hash in the object.
+Per case, ``--rounds`` times: Java's harness runs the case in a fresh JVM (one warm-up call, then
+``--repeat`` timed calls), then Python does the same; medians are over all rounds' calls, so both
+saw the same machine load. Java's CPU time is the calling thread's (it excludes the JVM's GC and
+JIT threads); Python's is the process's (``time.process_time``). Ratios are Python / Java: below
+1.0 Python is faster.
+
+Python side: member ids are 22-character random ids (the Java client's
+``Uuid.randomUuid().toString()``), topic ids random ``Uuid``s; the random generator is seeded (Java
+draws its own ids and halves, same shapes). Each call gets a freshly built ``ServerGroupSpec``
+(outside the timing: the spec caches its member order); before each call the garbage of the
+previous one is collected and the inputs are frozen out of the cyclic collector's reach
+(``gc.freeze``: long-lived data, like the broker's group state). The String hash cache stays warm
+across calls, as Java's ``String`` keeps its hash in the object.
 """
 
 from __future__ import annotations

@@ -328,9 +328,9 @@ def _run(args: list[str], timeout: float | None = None) -> dict | None:
 def _print_row(case: str, name: str, row: dict, java: dict | None) -> None:
     nan = float("nan")
     if java and "timed_out" in java:  # Java did not finish: its time is a lower bound
-        java_s, ratio = f">{java['timed_out']:.0f}", f"<{row['median_s'] / java['timed_out']:.3f}"
+        java_s, ratio = f">{java['timed_out']:.0f}", f"<{row['median_s'] / java['timed_out']:.2g}"
     elif java:
-        java_s, ratio = f"{java['median_s']:.3f}", f"{row['median_s'] / java['median_s']:.2f}"
+        java_s, ratio = f"{java['median_s']:.3f}", f"{row['median_s'] / java['median_s']:.2g}"
     else:
         java_s, ratio = f"{nan}", f"{nan}"
     print(
