@@ -49,7 +49,12 @@ def assign_homogeneous(group: ServerGroupSpec) -> Assignment:
     for index, member_id in enumerate(members):
         extra = remaining > 0
         quota = minimum + 1 if extra else minimum
-        if group_members[member_id].current:
+        current = group_members[member_id].current
+        if len(current) == 1 and current[0][0] in subscribed and len(current[0][1]) <= quota:
+            # The usual member: one topic, all of it kept (what _keep_within_quota would do).
+            result[member_id] = dict(current)
+            quota -= len(current[0][1])
+        elif current:
             kept, quota = _keep_within_quota(group, member_id, subscribed, quota, unassigned)
             result[member_id] = kept
         else:
