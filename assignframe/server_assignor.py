@@ -46,13 +46,21 @@ from __future__ import annotations
 import abc
 import collections
 import functools
+import gc
+import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import methodcaller
+from operator import attrgetter
 from typing import Any, ClassVar
 
 from .configurable import Configurable
-from .javaorder import JavaHashSet, Uuid, java_sorted_hash_order, java_string_hash, java_string_key
+from .javaorder import (
+    Uuid,
+    hash_set_copy_order,
+    java_sorted_hash_order,
+    java_string_hash,
+    java_string_key,
+)
 
 __all__ = [
     "CONSUMER_GROUP",
@@ -76,6 +84,11 @@ HOMOGENEOUS = "homogeneous"
 HETEROGENEOUS = "heterogeneous"
 CONSUMER_GROUP = "consumer"
 SHARE_GROUP = "share"
+
+_topics_of = attrgetter("topics")
+
+#: subscribers_by_topic(enough=...) checks after every this many members whether it may stop.
+_SATURATION_CHECK = 8
 
 # Runs an iterator to its end, keeping nothing (a C-level loop).
 _consume: Callable[[Iterable[Any]], None] = collections.deque(maxlen=0).extend
@@ -189,8 +202,9 @@ class ServerGroupSpec:
     def subscription_type(self) -> str:
         """``homogeneous`` iff every member subscribes to the same topic names (existing or not)."""
         # Members usually share one interned tuple (ServerMember): compare objects first.
-        distinct = {id(m.topics): m.topics for m in self.members.values()}
-        same = len(distinct) <= 1 or len(set(distinct.values())) == 1
+        tuples = list(map(_topics_of, self.members.values()))
+        # list.count compares by identity first: one C-level pass over shared tuples.
+        same = not tuples or tuples.count(tuples[0]) == len(tuples)
         return HOMOGENEOUS if same else HETEROGENEOUS
 
     @functools.cached_property
@@ -207,7 +221,7 @@ class ServerGroupSpec:
         cached = self._topic_ids_cache.get(names)
         if cached is None:
             by_name = self.topic_ids_by_name
-            in_set_order = JavaHashSet.copy_of(names, java_string_hash).keys()
+            in_set_order = hash_set_copy_order(names, java_string_hash)
             cached = tuple(by_name[name] for name in in_set_order if name in by_name)
             self._topic_ids_cache[names] = cached
         return cached
@@ -224,20 +238,39 @@ class ServerGroupSpec:
             self._sorted_ids_cache[names] = cached
         return cached
 
-    def subscribers_by_topic(self, order: Sequence[str]) -> dict[Uuid, list[int]]:
+    def subscribers_by_topic(
+        self, order: Sequence[str], enough: Mapping[Uuid, int] | None = None
+    ) -> dict[Uuid, list[int]]:
         """Each existing topic someone subscribes to, with the positions in ``order`` (member
-        ids) of its subscribers, ascending; topics in no particular order."""
-        subscribers: dict[Uuid, list[int]] = {t: [] for t in self.topics}
-        lists_of = subscribers.__getitem__
+        ids) of its subscribers, ascending; topics in no particular order.
+
+        :param enough: topic id -> a count: once every topic has more subscribers than its count,
+            the remaining members are not looked at (their subscriptions are not even resolved),
+            so such a topic's list holds its first subscribers only, at least count + 1 of them
+            (range-like assignors give members past a topic's partition count nothing of it)
+        """
+        # Keyed by name while collecting: members' names go straight in, without resolving each
+        # to its id (names of missing topics get a list too, dropped below).
+        by_name: collections.defaultdict[str, list[int]] = collections.defaultdict(list)
+        lists_of = by_name.__getitem__
+        members = self.members
+        pending = None
+        if enough is not None:
+            names = {topic_id: name for name, topic_id in self.topic_ids_by_name.items()}
+            pending = {names[t]: n for t, n in enough.items() if t in names}
         for position, member_id in enumerate(order):
             # One C-level loop per member: append ``position`` to each of its topics' lists.
-            _consume(
-                map(
-                    methodcaller("append", position),
-                    map(lists_of, self.subscribed_topics(member_id)),
-                )
-            )
-        return {t: members for t, members in subscribers.items() if members}
+            topics = members[member_id].topics
+            _consume(map(list.append, map(lists_of, topics), itertools.repeat(position)))
+            if pending is not None and position % _SATURATION_CHECK == _SATURATION_CHECK - 1:
+                pending = {t: n for t, n in pending.items() if len(by_name.get(t, ())) <= n}
+                if not pending:
+                    break
+        return {
+            topic_id: by_name[name]
+            for name, topic_id in self.topic_ids_by_name.items()
+            if by_name.get(name)
+        }
 
     def subscribed_name_count(self, member_id: str) -> int:
         """``subscribedTopicIds().size()``: counts names of missing topics too (Java's quirk)."""
@@ -396,6 +429,14 @@ class SubscriptionTypeAssignor(ServerAssignor):
     def _build(self, group: ServerGroupSpec, java_order: bool) -> BuiltAssignment:
         if not group.members:
             return {}
-        if group.subscription_type == HOMOGENEOUS:
-            return self.build_homogeneous(group, java_order)
-        return self.build_heterogeneous(group, java_order)
+        # Builders make tens of thousands of small containers and no reference cycles: the
+        # cyclic collector would only rescan them again and again, so it waits for the call.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            if group.subscription_type == HOMOGENEOUS:
+                return self.build_homogeneous(group, java_order)
+            return self.build_heterogeneous(group, java_order)
+        finally:
+            if collecting:
+                gc.enable()

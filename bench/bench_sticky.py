@@ -3,7 +3,8 @@
     python bench/bench_sticky.py            # the full cases (a few minutes, ~3 GB RAM at peak)
     python bench/bench_sticky.py --quick    # smaller sizes, for a smoke run
 
-Cases (Java's figures from Java 4.0 / JDK 17 on 2 cores, for comparison):
+Cases (each also run through Apache Kafka's own ``StickyAssignor`` / ``CooperativeStickyAssignor``
+from ``shared/java/clients``, in the same run: see below):
 
 A. 500 topics x 2,000 partitions (1M), 2,000 consumers, all subscribed to all, fresh
 B. A's topics, a balanced prior assignment (generation 1, carried as each protocol carries it:
@@ -21,6 +22,13 @@ Each (case, strategy) runs in its own subprocess: the input is built, ``assign``
 warm up, then timed ``--repeat`` times (median reported); peak memory is the subprocess's
 ``ru_maxrss`` (input included), next to the RSS just before the first ``assign``.
 
+Java: ``bench/java/StickyAssignorPerf.java`` is compiled with ``javac`` against the kafka-clients
+jar in ``shared/java/clients/lib`` and run (one JVM) right before each Python measurement of the
+same (case, strategy), on the same input (written to a file: topics, subscriptions; for B and E2
+Java computes the generation-1 assignment with its own assignor, which the golden tests show equal
+to ours). Same warm-up and ``--repeat``; its log is set to warn (the assignor's INFO line prints the
+whole assignment). ``x Java`` is Python's median over Java's. ``--no-java`` skips it.
+
 K. kafka-python's ``StickyPartitionAssignor`` against ours on 50 topics x 800 partitions, 800
    consumers, fresh; kafka-python runs in a subprocess capped by ``--kafka-python-timeout``.
 """
@@ -32,24 +40,17 @@ import gc
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from types import SimpleNamespace
 
-JAVA_SECONDS = {
-    ("A", "sticky"): 0.26,
-    ("B", "sticky"): 2.2,
-    ("C", "sticky"): 2.5,
-    ("D", "sticky"): 30.0,
-    ("A", "cooperative-sticky"): 0.29,
-    ("B", "cooperative-sticky"): 1.1,
-    ("C", "cooperative-sticky"): 2.4,
-    ("D", "cooperative-sticky"): 26.0,
-    # Java's StickyAssignor on E's input, warm median (issue 14); not measured for E2
-    ("E", "sticky"): 92.0,
-}
+JAVA_SOURCE = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "java", "StickyAssignorPerf.java"
+)
 FULL = {
     "A": (500, 2000, 2000),
     "C": (100, 200, 500),
@@ -159,6 +160,80 @@ def build_case(case: str, strategy, quick: bool, members: int | None = None):
     return _fresh_group(_topics(topics), partitions, consumers, split=True)
 
 
+# -- Java's side ------------------------------------------------------------------------------
+
+
+def _spec(indexes: list[int]) -> str:
+    """Topic indexes as ranges: ``0-499`` (the Java harness expands them)."""
+    parts, start = [], None
+    for i, index in enumerate(indexes):
+        if start is None:
+            start = index
+        if i + 1 == len(indexes) or indexes[i + 1] != index + 1:
+            parts.append(str(start) if start == index else f"{start}-{index}")
+            start = None
+    return ",".join(parts)
+
+
+def java_case_file(case: str, quick: bool, path: str, members: int | None = None) -> None:
+    """The input of ``case`` for StickyAssignorPerf (see its header), as build_case makes it."""
+    sizes = QUICK if quick else FULL
+    topics, partitions, consumers = sizes["E" if case == "E2" else "A" if case == "B" else case]
+    names = _topics(topics)
+    index = {name: i for i, name in enumerate(names)}
+    if case in ("E", "E2"):
+        group = _mixed_group(names, partitions, members or consumers)
+    else:
+        group = _fresh_group(names, partitions, consumers, split=case in ("C", "D"))
+    lines = [f"topics {topics} {partitions}"]
+    if case in ("B", "E2"):
+        lines.append("prior")
+    lines += [f"member {m} {_spec(sorted(index[t] for t in group.members[m].topics))}"
+              for m in sorted(group.members)]
+    if case == "E2":
+        new = _mixed_group(names, partitions, 50, seed=MIXED_SEED + 1).members.values()
+        lines += [f"joiner joiner-{i:05d} {_spec(sorted(index[t] for t in m.topics))}"
+                  for i, m in enumerate(new)]
+    with open(path, "w") as out:
+        out.write("\n".join(lines) + "\n")
+
+
+def compile_java(build_dir: str) -> list[str]:
+    """javac StickyAssignorPerf; returns the command that runs it (arguments follow)."""
+    from assignframe.testing import shared_path
+
+    lib = shared_path(__file__) / "java" / "clients" / "lib"
+    if not any(lib.glob("kafka-clients-*.jar")):
+        raise SystemExit(f"no kafka-clients jar in {lib} (see shared/java/README.md)")
+    home = os.environ.get("JAVA_HOME")
+    tools = {t: os.path.join(home, "bin", t) if home else shutil.which(t)
+             for t in ("javac", "java")}
+    missing = [t for t, found in tools.items() if not found or not os.path.exists(found)]
+    if missing:
+        raise SystemExit(f"{', '.join(missing)} not found (JAVA_HOME or PATH); --no-java: no Java")
+    classpath = f"{lib}{os.sep}*"
+    subprocess.run([tools["javac"], "-nowarn", "-cp", classpath, "-d", build_dir, JAVA_SOURCE],
+                   check=True)
+    return [tools["java"], "-Xss4m", "-Xmx6g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            "-cp", f"{build_dir}{os.pathsep}{classpath}", "StickyAssignorPerf"]
+
+
+def time_java(java: list[str], case: str, name: str, quick: bool, repeat: int,
+              build_dir: str, members: int | None, timeout: float) -> dict:
+    """Java's median and min (``{"timed_out": timeout}`` when the JVM did not finish)."""
+    path = os.path.join(build_dir, f"{case}-{members or 0}.txt")
+    java_case_file(case, quick, path, members)
+    try:
+        done = subprocess.run([*java, name, path, str(repeat)], capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"timed_out": timeout}
+    if done.returncode != 0:
+        raise SystemExit(f"StickyAssignorPerf {case} {name} failed: {done.stderr[-2000:]}")
+    last = done.stdout.strip().splitlines()[-1]
+    return {k: float(v) for k, v in (field.split("=") for field in last.split())}
+
+
 # -- one measurement (subprocess) ------------------------------------------------------------
 
 
@@ -250,13 +325,19 @@ def _run(args: list[str], timeout: float | None = None) -> dict | None:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _print_row(case: str, name: str, row: dict, java: float | None) -> None:
+def _print_row(case: str, name: str, row: dict, java: dict | None) -> None:
     nan = float("nan")
+    if java and "timed_out" in java:  # Java did not finish: its time is a lower bound
+        java_s, ratio = f">{java['timed_out']:.0f}", f"<{row['median_s'] / java['timed_out']:.2g}"
+    elif java:
+        java_s, ratio = f"{java['median_s']:.3f}", f"{row['median_s'] / java['median_s']:.2g}"
+    else:
+        java_s, ratio = f"{nan}", f"{nan}"
     print(
         f"{case:4} {name:20} {row['partitions']:>10,} {row['members']:>7,} "
         f"{row['median_s']:>9.3f} {row['min_s']:>7.3f} "
         f"{1e6 * row['median_s'] / max(1, row['partitions']):>7.2f} "
-        f"{java or nan:>7.2f} {java / row['median_s'] if java else nan:>7.1f} "
+        f"{java_s:>7} {ratio:>7} "
         f"{row['rss_before_mb']:>10.0f} {row['peak_rss_mb']:>8.0f}",
         flush=True,
     )
@@ -274,6 +355,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timed calls per case")
     parser.add_argument("--kafka-python-timeout", type=float, default=180.0)
     parser.add_argument("--skip-kafka-python", action="store_true")
+    parser.add_argument("--no-java", action="store_true", help="skip Java's sticky assignors")
+    parser.add_argument(
+        "--java-timeout",
+        type=float,
+        default=600.0,
+        help="seconds one Java (case, strategy) may take, warm-up and repeats (default 600)",
+    )
     parser.add_argument("--worker", nargs=2, metavar=("CASE", "STRATEGY"), help=argparse.SUPPRESS)
     parser.add_argument("--worker-members", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--kafka-python-worker", action="store_true", help=argparse.SUPPRESS)
@@ -292,19 +380,32 @@ def main(argv: list[str] | None = None) -> None:
     print(f"load average before: {os.getloadavg()[0]:.2f} (cpus: {os.cpu_count()})")
     header = (
         f"{'case':4} {'strategy':20} {'partitions':>10} {'members':>7} {'median s':>9} "
-        f"{'min s':>7} {'us/part':>7} {'Java s':>7} {'x Java':>7} {'RSS pre MB':>10} {'peak MB':>8}"
+        f"{'min s':>7} {'us/part':>7} {'Java s':>7} {'py/Java':>7} {'RSS pre MB':>10} "
+        f"{'peak MB':>8}"
     )
     print(header)
     print("-" * len(header))
-    for case in args.cases.split(","):
-        if case not in CASES:
-            raise SystemExit(f"unknown case {case!r}: choose from {', '.join(CASES)}")
-        for members in args.members or [None]:
-            for name in STRATEGIES:
-                extra = ["--worker-members", str(members)] if members else []
-                row = _run(["--worker", case, name, "--repeat", str(args.repeat), *quick, *extra])
-                java = None if quick or members else JAVA_SECONDS.get((case, name))
-                _print_row(case, name, row, java)
+    with tempfile.TemporaryDirectory(prefix="bench-sticky-java-") as build_dir:
+        java = None if args.no_java else compile_java(build_dir)
+        for case in args.cases.split(","):
+            if case not in CASES:
+                raise SystemExit(f"unknown case {case!r}: choose from {', '.join(CASES)}")
+            for members in args.members or [None]:
+                for name in STRATEGIES:
+                    java_row = None
+                    if java is not None:  # Java first, then Python: alternating per row
+                        java_row = time_java(
+                            java, case, name, args.quick, args.repeat, build_dir, members,
+                            args.java_timeout,
+                        )
+                    extra = ["--worker-members", str(members)] if members else []
+                    row = _run(
+                        ["--worker", case, name, "--repeat", str(args.repeat), *quick, *extra]
+                    )
+                    _print_row(case, name, row, java_row)
+                    assigned = (java_row or {}).get("partitions", row["partitions"])
+                    if assigned != row["partitions"]:  # a different input: the row means nothing
+                        raise SystemExit(f"{case} {name}: Java assigned {assigned:.0f} partitions")
     if not args.skip_kafka_python:
         ours = _run(["--ours-on-k", *quick])
         theirs = _run(["--kafka-python-worker", *quick], timeout=args.kafka_python_timeout)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import functools
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 # The codec sorts topics on the wire by the same rule: it is declared there, below the core.
@@ -16,6 +17,7 @@ __all__ = [
     "Uuid",
     "assignor_helpers_capacity",
     "hash_set_copy_capacity",
+    "hash_set_copy_order",
     "java_hash_order",
     "java_int_hash",
     "java_member_order",
@@ -57,6 +59,25 @@ def java_string_hash(text: str) -> int:
     for i in range(0, len(encoded), 2):
         value = (value * 31 + (encoded[i] << 8 | encoded[i + 1])) & _MASK32
     return value
+
+
+#: String -> spread hash (``h ^ (h >>> 16)``) of the member ids seen lately: a plain dict, as
+#: member ordering looks up ten thousands of them per call (cleared when it grows too large).
+_SPREAD_STRING_HASHES: dict[str, int] = {}
+_SPREAD_CACHE_LIMIT = 1 << 17
+
+
+def _spread_string_hashes(strings: list[str]) -> list[int]:
+    cache = _SPREAD_STRING_HASHES
+    found = list(map(cache.get, strings))
+    if None in found:
+        if len(cache) > _SPREAD_CACHE_LIMIT:
+            cache.clear()
+        for i, text in enumerate(strings):
+            if found[i] is None:
+                h = java_string_hash(text)
+                found[i] = cache[text] = h ^ (h >> 16)
+    return found  # type: ignore[return-value]  # no None left
 
 
 # -- Integer, Uuid, TopicIdPartition ------------------------------------------------------------
@@ -128,6 +149,8 @@ class Uuid(NamedTuple):
         return ((folded >> 32) ^ folded) & _MASK32
 
 
+# Topic ids live as long as the metadata image; their hashes are asked for on every call.
+@functools.lru_cache(maxsize=1 << 16)
 def uuid_hash(topic_id: Uuid) -> int:
     """``Uuid.hashCode()``: the ``hash_code`` of Java tables keyed by topic id."""
     return topic_id.java_hash
@@ -315,14 +338,30 @@ class JavaHashSet(JavaHashMap[K, None]):
         hashes, values, hash_code = self._hashes, self._values, self._hash_code
         for key in keys:
             if key not in values:
-                hashed = hashes[key] = _spread(hash_code(key))
+                hashed = hash_code(key)
+                hashed = hashes[key] = hashed ^ (hashed >> 16)  # _spread, inlined
                 values[key] = None
                 table[hashed & mask].append(key)
         self._table = table
-        self.has_treebin = any(len(chain) > _TREEIFY_THRESHOLD for chain in table)
+        self.has_treebin = max(map(len, table), default=0) > _TREEIFY_THRESHOLD
 
     def add(self, key: K) -> None:
         self.put(key, None)
+
+
+def hash_set_copy_order(
+    keys: Iterable[K], hash_code: Callable[[K], int], size: int | None = None
+) -> list[K]:
+    """``JavaHashSet.copy_of(keys, hash_code, size).keys()`` without building the table when it
+    is presized: then the order is by bucket, insertion order within one (a stable sort)."""
+    keys = list(keys)
+    capacity = table_size_for(hash_set_copy_capacity(len(keys) if size is None else size))
+    if capacity < _MIN_TREEIFY_CAPACITY or len(keys) > capacity * 3 // 4:
+        return JavaHashSet.copy_of(keys, hash_code, size).keys()
+    unique = list(dict.fromkeys(keys))
+    mask = capacity - 1
+    buckets = [(h ^ (h >> 16)) & mask for h in map(hash_code, unique)]
+    return [unique[i] for i in sorted(range(len(unique)), key=buckets.__getitem__)]
 
 
 # -- orders built on the above ------------------------------------------------------------------
@@ -357,16 +396,19 @@ def java_sorted_hash_order(keys: Iterable[str]) -> list[str]:
     Within a bucket that insertion order is the sorted order, so one sort by (bucket, key) gives
     it, without sorting the keys first.
     """
-    unique = list(dict.fromkeys(keys))
+    # A mapping's or set's keys are unique already.
+    unique = list(keys) if isinstance(keys, Mapping | AbstractSet) else list(dict.fromkeys(keys))
     if len(unique) <= _MIN_TREEIFY_CAPACITY * 3 // 4:
         return java_hash_order(sorted(unique, key=java_string_key))
     capacity = _DEFAULT_CAPACITY
     while len(unique) > capacity * 3 // 4:
         capacity *= 2
     mask = capacity - 1
-    buckets = [(h ^ (h >> 16)) & mask for h in map(java_string_hash, unique)]
     if "".join(unique).isascii():  # ASCII: Python's string order is Java's
-        return [key for _, key in sorted(zip(buckets, unique, strict=True))]
+        unique.sort()  # then a stable sort by bucket: two C-level sorts, no tuples
+        buckets = [h & mask for h in _spread_string_hashes(unique)]
+        return [unique[i] for i in sorted(range(len(unique)), key=buckets.__getitem__)]
+    buckets = [(h ^ (h >> 16)) & mask for h in map(java_string_hash, unique)]
     return [
         key for _, _, key in sorted(zip(buckets, map(java_string_key, unique), unique, strict=True))
     ]

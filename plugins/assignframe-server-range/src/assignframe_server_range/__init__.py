@@ -8,6 +8,8 @@ sticky (the current assignment is ignored), and it is not rack-aware.
 
 from __future__ import annotations
 
+import functools
+
 from assignframe import HOMOGENEOUS, ServerGroupSpec, hookimpl
 from assignframe.javaorder import JavaAssignment, Uuid, member_sort_key
 from assignframe.server_assignor import BuiltAssignment, SubscriptionTypeAssignor
@@ -16,21 +18,17 @@ __all__ = ["RangeAssignor", "assign_ranges"]
 
 
 def _sorted_members(group: ServerGroupSpec) -> list[str]:
+    """Static members first by instance id, then the others; ties by member id (Java order)."""
     members = group.members
+    static = {m: i.instance_id for m, i in members.items() if i.instance_id is not None}
+    if "".join(members).isascii() and "".join(static.values()).isascii():
+        # ASCII: Python's string order is Java's, no UTF-16 keys needed.
+        dynamic = sorted(m for m in members if m not in static) if static else sorted(members)
+        return sorted(static, key=lambda m: (static[m], m)) + dynamic
     return sorted(
         members,
         key=lambda m: (member_sort_key(m, members[m].instance_id), member_sort_key(m, None)),
     )
-
-
-def _topic_subscribers(group: ServerGroupSpec, ordered: list[str]) -> dict[Uuid, list[str]]:
-    """Each subscribed, existing topic with its subscribers in sorted order."""
-    if group.subscription_type == HOMOGENEOUS:
-        return {t: ordered for t in group.subscribed_topics(ordered[0])}
-    return {
-        topic_id: [ordered[i] for i in positions]
-        for topic_id, positions in group.subscribers_by_topic(ordered).items()
-    }
 
 
 def assign_ranges(group: ServerGroupSpec) -> dict[str, dict[Uuid, tuple[int, ...]]]:
@@ -39,16 +37,53 @@ def assign_ranges(group: ServerGroupSpec) -> dict[str, dict[Uuid, tuple[int, ...
     if not group.members:
         return result
     ordered = _sorted_members(group)
-    for topic_id, subscribers in _topic_subscribers(group, ordered).items():
-        quota, extra = divmod(group.num_partitions(topic_id), len(subscribers))
-        start = 0
-        for index, member_id in enumerate(subscribers):
-            count = quota + 1 if index < extra else quota
-            if count == 0:
-                break  # members past the end get nothing
-            result[member_id][topic_id] = tuple(range(start, start + count))
-            start += count
+    if group.subscription_type == HOMOGENEOUS:
+        _assign_homogeneous(group, ordered, result)
+    else:
+        _assign_heterogeneous(group, ordered, result)
     return result
+
+
+@functools.lru_cache(maxsize=1024)
+def _ranges(partitions: int, subscribers: int) -> tuple[tuple[int, ...], ...]:
+    """The ranges of the first subscribers (``n // M`` each, one more for the first ``n % M``);
+    those past the end get nothing and are left out. Shared between topics (tuples)."""
+    quota, extra = divmod(partitions, subscribers)
+    ranges = []
+    start = 0
+    for index in range(min(partitions, subscribers)):
+        count = quota + 1 if index < extra else quota
+        ranges.append(tuple(range(start, start + count)))
+        start += count
+    return tuple(ranges)
+
+
+def _assign_homogeneous(
+    group: ServerGroupSpec, ordered: list[str], result: BuiltAssignment
+) -> None:
+    # Every topic has the same subscribers, so topics of one partition count give every member
+    # the same range: one C-level dict per member and partition count.
+    by_count: dict[int, list[Uuid]] = {}
+    for topic_id in group.subscribed_topics(ordered[0]):
+        by_count.setdefault(group.topics[topic_id].partitions, []).append(topic_id)
+    for partitions, topic_ids in by_count.items():
+        ranges = _ranges(partitions, len(ordered))  # as many as get any
+        for member_id, partition_range in zip(ordered, ranges, strict=False):
+            result[member_id].update(dict.fromkeys(topic_ids, partition_range))
+
+
+def _assign_heterogeneous(
+    group: ServerGroupSpec, ordered: list[str], result: BuiltAssignment
+) -> None:
+    # Members past a topic's partition count get none of it: collecting a topic's subscribers
+    # stops one past that count (its subscriber count then only matters as "more than n").
+    counts = {topic_id: topic.partitions for topic_id, topic in group.topics.items()}
+    for topic_id, positions in group.subscribers_by_topic(ordered, enough=counts).items():
+        partitions = counts[topic_id]
+        # More subscribers than partitions: how many more does not change the ranges.
+        ranges = _ranges(partitions, min(len(positions), partitions + 1))
+        for position, partition_range in zip(positions, ranges, strict=False):
+            result[ordered[position]][topic_id] = partition_range
 
 
 def java_ordered(

@@ -10,6 +10,8 @@ most one. The exact sequence decides who gets which partition, so it is kept ste
 
 from __future__ import annotations
 
+import bisect
+
 __all__ = ["MemberBalancer"]
 
 
@@ -57,6 +59,27 @@ class MemberBalancer:
         member = self.members[self.next_least]
         self.next_least += 1
         return member
+
+    def least_loaded(self, count: int) -> list[int]:
+        """The next ``count`` :meth:`next_least_loaded` members at once, for partitions that
+        nobody held. The same sequence: the range grows only over members outside it, whose
+        sizes the pending partitions do not change; the caller adds them to ``sizes`` after."""
+        members, size_of = self.members, self.sizes.__getitem__
+        chosen: list[int] = []
+        while count > 0:
+            if self.next_least >= self.least_end:
+                self.least_level += 1
+                # Members past the range are still in size order and at least at the new
+                # level: the range grows over those exactly at it (a C-level binary search).
+                self.least_end = bisect.bisect_right(
+                    members, self.least_level, self.least_end, key=size_of
+                )
+                self.next_least = 0
+            take = min(count, self.least_end - self.next_least)
+            chosen += members[self.next_least : self.next_least + take]
+            self.next_least += take
+            count -= take
+        return chosen
 
     def next_most_loaded(self) -> int:
         """The member to take the next partition from, or -1 when none can give any."""

@@ -74,8 +74,23 @@ class _Builder:
             if not free:
                 continue
             balancer.initialize(self.subscribers[topic_id])
-            for p in free:
-                self.move(topic_id, p, balancer.next_least_loaded())
+            if self.edits is not None:
+                for p in free:
+                    self.move(topic_id, p, balancer.next_least_loaded())
+            else:
+                self.give_unowned(topic_id, free, balancer.least_loaded(len(free)))
+
+    def give_unowned(self, topic_id: Uuid, free: list[int], receivers: list[int]) -> None:
+        """:meth:`move` of each unowned partition in ``free`` to its receiver, in one loop."""
+        owners, sizes, assignment = self.owners[topic_id], self.sizes, self.assignment
+        for partition, member in zip(free, receivers, strict=True):
+            held = assignment[member].get(topic_id)
+            if held is None:
+                assignment[member][topic_id] = {partition}
+            else:
+                held.add(partition)
+            owners[partition] = member
+            sizes[member] += 1
 
     def balance(self) -> None:
         topics = sorted((t for t, s in self.subscribers.items() if len(s) >= 2), key=self.topic_key)
@@ -134,7 +149,6 @@ class _Builder:
         owners[partition] = member
         self.sizes[member] += 1
 
-
     def log_move(self, topic_id: Uuid, partition: int, previous: int, member: int) -> None:
         assert self.edits is not None
         if previous != UNOWNED:
@@ -147,7 +161,10 @@ class _Builder:
     def result(self) -> dict[str, dict[Uuid, tuple[int, ...]]]:
         """Member id -> topic id -> ascending partitions."""
         return {
-            member_id: {t: tuple(sorted(ps)) for t, ps in self.assignment[i].items()}
+            member_id: {
+                t: tuple(sorted(ps)) if len(ps) > 1 else tuple(ps)
+                for t, ps in self.assignment[i].items()
+            }
             for i, member_id in enumerate(self.member_ids)
         }
 

@@ -10,12 +10,17 @@ then take partitions from the front of that list, in member order.
 
 from __future__ import annotations
 
+import functools
+import itertools
+import operator
+
 from assignframe import ServerGroupSpec
-from assignframe.javaorder import JavaHashSet, Uuid, uuid_hash
+from assignframe.javaorder import Uuid, hash_set_copy_order, uuid_hash
 
 __all__ = ["assign_homogeneous"]
 
 Assignment = dict[str, dict[Uuid, tuple[int, ...]]]
+_current_of = operator.attrgetter("current")
 
 
 def topic_order(group: ServerGroupSpec) -> list[Uuid]:
@@ -23,7 +28,7 @@ def topic_order(group: ServerGroupSpec) -> list[Uuid]:
     first = group.member_ids()[0]
     ids = group.subscribed_topic_ids(first)
     # c.size() of TopicIds counts subscribed names of missing topics too: it sizes the table.
-    return JavaHashSet.copy_of(ids, uuid_hash, size=group.subscribed_name_count(first)).keys()
+    return hash_set_copy_order(ids, uuid_hash, size=group.subscribed_name_count(first))
 
 
 def assign_homogeneous(group: ServerGroupSpec) -> Assignment:
@@ -31,10 +36,10 @@ def assign_homogeneous(group: ServerGroupSpec) -> Assignment:
     topics = topic_order(group)
     if not topics:
         return {}
-    total = sum(group.num_partitions(t) for t in topics)
+    total = sum(map(group.num_partitions, topics))
     members = group.member_ids()
     minimum, remaining = divmod(total, len(members))
-    if not any(member.current for member in group.members.values()):
+    if not any(map(_current_of, group.members.values())):
         return _fresh(members, minimum, remaining, topics, group)
     unassigned = _unheld_partitions(group, topics)
     subscribed = set(topics)
@@ -44,7 +49,12 @@ def assign_homogeneous(group: ServerGroupSpec) -> Assignment:
     for index, member_id in enumerate(members):
         extra = remaining > 0
         quota = minimum + 1 if extra else minimum
-        if group_members[member_id].current:
+        current = group_members[member_id].current
+        if len(current) == 1 and current[0][0] in subscribed and len(current[0][1]) <= quota:
+            # The usual member: one topic, all of it kept (what _keep_within_quota would do).
+            result[member_id] = dict(current)
+            quota -= len(current[0][1])
+        elif current:
             kept, quota = _keep_within_quota(group, member_id, subscribed, quota, unassigned)
             result[member_id] = kept
         else:
@@ -75,33 +85,118 @@ def _fresh(
     extras, so the last ``remaining`` members in Java's order get ``minimum + 1``.
     """
     first_extra = len(members) - remaining
-    unfilled = [
-        (member_id, minimum + 1 if index >= first_extra else minimum)
-        for index, member_id in enumerate(members)
-        if minimum or index >= first_extra
-    ]
-    everything = [(t, tuple(range(group.num_partitions(t)))) for t in topics]
-    result: Assignment = {member_id: {} for member_id in members}
-    _hand_out(unfilled, everything, result)
+    everything = [(t, group.num_partitions(t)) for t in topics]
+    if any(count == 0 for _, count in everything):  # rare: keep the general hand-out
+        unfilled = [
+            (member_id, minimum + 1 if index >= first_extra else minimum)
+            for index, member_id in enumerate(members)
+            if minimum or index >= first_extra
+        ]
+        fallback: Assignment = {member_id: {} for member_id in members}
+        _hand_out(unfilled, [(t, tuple(range(n))) for t, n in everything], fallback)
+        return fallback
+    if not remaining and all(count % minimum == 0 for _, count in everything):
+        # One quota that tiles every topic (as 100 partitions do for 10 each): member i takes
+        # the i-th run of the partitions, topic after topic, built by C-level iterators.
+        per_topic = [count // minimum for _, count in everything]
+        keys = itertools.chain.from_iterable(
+            map(itertools.repeat, [(t,) for t, _ in everything], per_topic)
+        )
+        runs = itertools.chain.from_iterable(_runs(0, minimum, n) for n in per_topic)
+        return dict(zip(members, map(dict.fromkeys, keys, runs), strict=True))
+    # The members take consecutive runs of the partitions, topic after topic: members of one
+    # quota that fit in what is left of the current topic take their runs as one block.
+    # In member order: those before first_extra get nothing when the minimum is 0.
+    result: Assignment = {} if minimum else {m: {} for m in members[:first_extra]}
+    chunk, offset = 0, 0
+    topic_id, count = everything[0]
+    index = 0 if minimum else first_extra  # members before first_extra get nothing then
+    while index < len(members):
+        if index < first_extra:
+            quota, limit = minimum, first_extra
+        else:
+            quota, limit = minimum + 1, len(members)
+        fit = min((count - offset) // quota, limit - index)
+        if fit:
+            maps = map(dict.fromkeys, itertools.repeat((topic_id,)), _runs(offset, quota, fit))
+            result.update(zip(members[index : index + fit], maps, strict=True))
+            index += fit
+            offset += fit * quota
+        else:  # the member's run spans topics
+            assignment: dict[Uuid, tuple[int, ...]] = {}
+            result[members[index]] = assignment
+            index += 1
+            while quota:
+                taken = min(quota, count - offset)
+                assignment[topic_id] = tuple(range(offset, offset + taken))
+                quota -= taken
+                offset += taken
+                if quota:
+                    chunk, offset = chunk + 1, 0
+                    if chunk == len(everything):
+                        break
+                    topic_id, count = everything[chunk]
+            if chunk == len(everything):
+                break  # the partitions ran out within this member's run
+        if offset == count:
+            chunk, offset = chunk + 1, 0
+            if chunk == len(everything):
+                break
+            topic_id, count = everything[chunk]
+    for member_id in members[index:]:  # the partitions ran out before them
+        result[member_id] = {}
     return result
+
+
+@functools.lru_cache(maxsize=256)
+def _runs(offset: int, quota: int, count: int) -> tuple[tuple[int, ...], ...]:
+    """``count`` consecutive runs of ``quota`` partitions from ``offset`` (shared tuples)."""
+    starts = range(offset, offset + count * quota, quota)
+    return tuple(tuple(range(start, start + quota)) for start in starts)
 
 
 def _unheld_partitions(
     group: ServerGroupSpec, topics: list[Uuid]
 ) -> list[tuple[Uuid, tuple[int, ...]]]:
     """Per topic in ``topics`` order, its partitions that no member's current assignment holds."""
-    held: dict[Uuid, set[int]] = {}
+    held: dict[Uuid, list[tuple[int, ...]]] = {}
     for member in group.members.values():
         for topic_id, partitions in member.current:
-            held.setdefault(topic_id, set()).update(partitions)
+            held.setdefault(topic_id, []).append(partitions)
     chunks = []
     for topic_id in topics:
         count = group.num_partitions(topic_id)
-        taken = held.get(topic_id)
-        free = tuple(range(count) if not taken else (p for p in range(count) if p not in taken))
+        runs = held.get(topic_id, ())
+        if _all_held_in_runs(runs, count):
+            continue  # the usual target: runs that tile the topic, checked without a set
+        taken = set(itertools.chain.from_iterable(runs))
+        if not taken:
+            free: tuple[int, ...] = tuple(range(count))
+        elif len(taken) >= count and taken.issuperset(range(count)):
+            continue  # all held (the usual case): no per-partition loop
+        else:
+            free = tuple(p for p in range(count) if p not in taken)
         if free:
             chunks.append((topic_id, free))
     return chunks
+
+
+def _all_held_in_runs(runs: list[tuple[int, ...]], count: int) -> bool:
+    """Whether ``runs``, ordered, are consecutive ranges that hold ``0 .. count - 1`` once each
+    (False says nothing: the caller then checks partition by partition)."""
+    whole = _range_tuple(count)
+    start = 0
+    for run in sorted(runs):
+        end = start + len(run)
+        if run != whole[start:end]:
+            return False
+        start = end
+    return start == count
+
+
+@functools.lru_cache(maxsize=64)
+def _range_tuple(count: int) -> tuple[int, ...]:
+    return tuple(range(count))
 
 
 def _keep_within_quota(
