@@ -309,8 +309,10 @@ def _batches(items: Sequence[Any], size: int) -> Iterable[list[Any]]:
 # --------------------------------------------------------------------------- offsets
 def _offsets(run: _Pass, groups: dict[str, GroupRead]) -> None:
     """Committed offsets per coordinator in batches; a group whose coordinator moved since it
-    was described (NOT_COORDINATOR, ...) is looked up again and asked again."""
-    todo = [g for g in groups.values() if g.coordinator is not None]
+    was described (NOT_COORDINATOR, ...) is looked up again and asked again. Share groups are
+    not asked: they commit no offsets, and Kafka answers OffsetFetch for one GROUP_ID_NOT_FOUND
+    ("not a consumer group")."""
+    todo = [g for g in groups.values() if g.coordinator is not None and g.group_type != "share"]
     for attempt in range(8):
         moved = [g for node, batch in _by_coordinator(todo) for g in _fetch(run, node, batch)]
         if not moved:

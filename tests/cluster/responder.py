@@ -276,6 +276,9 @@ class LoopbackCluster:
         for asked in body.groups:
             group = self.groups.get(asked.group_id)
             code = self._next_error(node, "OffsetFetch", asked.group_id)
+            if group is not None and group.group_type == "share" and not code:
+                # Kafka's ShareGroup.validateOffsetFetch: "Group %s is not a consumer group."
+                code = error_code("GROUP_ID_NOT_FOUND")
             if group is not None and group.offsets is not None and not code:
                 answered.append(group.offsets)
             else:
