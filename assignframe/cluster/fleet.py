@@ -18,7 +18,7 @@ from ..audit.rerun import AuditContext
 from ..audit.rows import current_metrics
 from ..snapshot import GroupSnapshot, snapshot_to_dict
 from .config import ClientConfig
-from .groups import group_snapshot, rebalancing, unreadable
+from .groups import NOT_SNAPSHOTTED, described_size, group_snapshot, rebalancing, unreadable
 from .reader import ClusterRead, GroupFilter, GroupRead, read_cluster
 from .transport import Transport
 
@@ -34,7 +34,7 @@ class GroupVerdict:
     state: str | None
     protocol: str | None = None
     members: int = 0
-    partitions: int = 0
+    partitions: int | None = 0
     spread: int | None = None
     lag_spread: int | None = None
     problems: list[str] = field(default_factory=list)
@@ -91,6 +91,8 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
     verdict = GroupVerdict(group.group_id, group.group_type, group.state)
     verdict.unreadable = unreadable(group)
     if verdict.unreadable:
+        if group.group_type in NOT_SNAPSHOTTED and group.described is not None:
+            verdict.members, verdict.partitions = described_size(group)  # read, not judged
         return verdict
     if rebalancing(group):
         verdict.members = len(group.described.members)

@@ -308,18 +308,41 @@ def _batches(items: Sequence[Any], size: int) -> Iterable[list[Any]]:
 
 # --------------------------------------------------------------------------- offsets
 def _offsets(run: _Pass, groups: dict[str, GroupRead]) -> None:
-    readable = [g for g in groups.values() if g.coordinator is not None]
-    for node, batch in _by_coordinator(readable):
-        version = run.supported(node, "OffsetFetch")
-        if version is None:
-            continue
-        for part in _batches(batch, BATCH if version >= 8 else 1):
-            request = codec.offset_fetch_request({g.group_id: None for g in part}, version)
-            response = run.transport.send(node, "OffsetFetchRequest", request, version)
-            found = codec.offset_fetch_groups(response, part[0].group_id)
-            by_id = {g.group_id: g for g in part}
-            for fetched in found:
-                _take_offsets(by_id.get(fetched.group_id), fetched)
+    """Committed offsets per coordinator in batches; a group whose coordinator moved since it
+    was described (NOT_COORDINATOR, ...) is looked up again and asked again. Share groups are
+    not asked: they commit no offsets, and Kafka answers OffsetFetch for one GROUP_ID_NOT_FOUND
+    ("not a consumer group")."""
+    todo = [g for g in groups.values() if g.coordinator is not None and g.group_type != "share"]
+    for attempt in range(8):
+        moved = [g for node, batch in _by_coordinator(todo) for g in _fetch(run, node, batch)]
+        if not moved:
+            return
+        _find_coordinators(run, {g.group_id: g for g in moved})
+        todo = [g for g in moved if g.coordinator is not None]
+        if todo and not run.backoff(attempt):
+            break
+    for group in todo:
+        group.problems.append("OffsetFetch: no coordinator answered before the deadline")
+
+
+def _fetch(run: _Pass, node: int, batch: list[GroupRead]) -> list[GroupRead]:
+    """OffsetFetch of ``batch`` from ``node``; the groups it is no longer coordinator of."""
+    version = run.supported(node, "OffsetFetch")
+    if version is None:
+        return []
+    moved = []
+    for part in _batches(batch, BATCH if version >= 8 else 1):
+        request = codec.offset_fetch_request({g.group_id: None for g in part}, version)
+        response = run.transport.send(node, "OffsetFetchRequest", request, version)
+        by_id = {g.group_id: g for g in part}
+        for fetched in codec.offset_fetch_groups(response, part[0].group_id):
+            group = by_id.get(fetched.group_id)
+            if group is not None and fetched.error_code in _RETRIABLE:
+                group.coordinator = None
+                moved.append(group)
+            else:
+                _take_offsets(group, fetched)
+    return moved
 
 
 def _take_offsets(group: GroupRead | None, fetched: Any) -> None:

@@ -1,0 +1,199 @@
+"""The cluster reader's paths no local broker serves, against a loopback responder answering
+with Java's bytes (tests/cluster/responder.py): share and streams groups, a coordinator that
+moves during a pass, an API a broker lacks."""
+
+from __future__ import annotations
+
+import json
+
+import assignframe_codec as codec
+import pytest
+
+from assignframe.cli import main
+
+from .responder import (
+    LoopbackCluster,
+    classic_group,
+    failures,
+    golden_line,
+    golden_lines,
+    kip848_group,
+)
+
+CLASSIC = "orders-processor"  # Java's real_classic_stable group: 3 sticky members, 9 partitions
+
+
+@pytest.fixture
+def cluster():
+    made: list[LoopbackCluster] = []
+
+    def make(**settings) -> LoopbackCluster:
+        made.append(LoopbackCluster(**settings))
+        return made[-1]
+
+    yield make
+    for one in made:
+        assert failures(one) == []  # every request was one the responder could answer
+        one.close()
+
+
+def _inspect(capsys, cluster: LoopbackCluster, *args: str) -> tuple[int, str, list[str]]:
+    code = main(["inspect", "--bootstrap-server", cluster.bootstrap, "--timeout", "30", *args])
+    out, err = capsys.readouterr()
+    return code, out, err.strip().splitlines()
+
+
+def test_framing_reproduces_javas_frames():
+    """The responder frames bodies with the codec's encode_frame: every golden framed response
+    (admin and kip848) comes out byte for byte as Java's SendBuilder wrote it."""
+    framed = [line for line in golden_lines().values()
+              if line["type"].endswith("Response") and "framed_hex" in line]
+    assert len(framed) > 40
+    for line in framed:
+        body = codec.decode(line["type"], bytes.fromhex(line["hex"]), line["version"])
+        made = codec.encode_frame(line["type"], line["framed"]["header"], body, line["version"])
+        assert made.hex() == line["framed_hex"], (line["type"], line["version"], line["case"])
+
+
+def _expected_share(value: dict) -> tuple[int, int]:
+    """Members and distinct assigned partitions, counted from Java's JSON view of the body."""
+    members = value["groups"][0]["members"]
+    assigned = {(t["topic_name"], p) for m in members
+                for t in m["assignment"]["topic_partitions"] for p in t["partitions"]}
+    return len(members), len(assigned)
+
+
+def _expected_tasks(value: dict, kind: str) -> int:
+    return len({(t["subtopology_id"], p) for m in value["groups"][0]["members"]
+                for t in m["assignment"][kind] for p in t["partitions"]})
+
+
+def test_share_and_streams_groups_are_described_never_judged(cluster, capsys, tmp_path):
+    """Share and streams groups are listed, described with their own APIs and shown with what
+    was read (members, assigned partitions or tasks), as groups not judged: never healthy, no
+    snapshot, exit 1; the classic group beside them is judged as usual."""
+    loop = cluster().add(classic_group(), kip848_group("share", "share-a"),
+                         kip848_group("streams", "streams-a"))
+    code, out, err = _inspect(capsys, loop, "--out", str(tmp_path))
+    share = golden_line("ShareGroupDescribeResponse", 1, "rand_06")["value"]
+    streams = golden_line("StreamsGroupDescribeResponse", 1, "rand_06")["value"]
+    share_members, share_partitions = _expected_share(share)
+    streams_members = len(streams["groups"][0]["members"])
+    tasks = [_expected_tasks(streams, k) for k in ("active_tasks", "standby_tasks",
+                                                   "warmup_tasks")]
+    assert share_members == 4 and share_partitions == 2 and streams_members >= 2  # the data
+
+    assert code == 1
+    assert err == [
+        f"assignframe: skipped: share group share-a: described ({share_members} member(s), "
+        f"{share_partitions} partition(s) assigned) but not judged: assignframe makes no "
+        "snapshot of share groups",
+        f"assignframe: skipped: streams group streams-a: described ({streams_members} "
+        f"member(s), {tasks[0]} active, {tasks[1]} standby, {tasks[2]} warm-up task(s) "
+        "assigned) but not judged: assignframe makes no snapshot of streams groups"]
+    # no OffsetFetch for a share group: Kafka answers it GROUP_ID_NOT_FOUND ("not a consumer
+    # group"), as the responder does; a share group's progress is not a committed offset
+    assert [api for _, api, _, ids in loop.log if "share-a" in ids] == \
+        ["FindCoordinator", "ShareGroupDescribe"]
+    assert [api for _, api, _, ids in loop.log if "streams-a" in ids] == \
+        ["FindCoordinator", "StreamsGroupDescribe", "OffsetFetch"]
+
+    verdicts = {g["group_id"]: g for g in
+                json.loads((tmp_path / "verdicts.json").read_text())["groups"]}
+    assert verdicts["share-a"]["group_type"] == "share"
+    assert (verdicts["share-a"]["members"], verdicts["share-a"]["partitions"]) == \
+        (share_members, share_partitions)
+    assert (verdicts["streams-a"]["members"], verdicts["streams-a"]["partitions"]) == \
+        (streams_members, None)
+    for name in ("share-a", "streams-a"):
+        assert "not judged" in verdicts[name]["unreadable"]
+        assert verdicts[name]["spread"] is None and verdicts[name]["recommendation"] is None
+    assert verdicts[CLASSIC]["unreadable"] is None and verdicts[CLASSIC]["members"] == 3
+    assert verdicts[CLASSIC]["partitions"] == 9 and verdicts[CLASSIC]["spread"] == 0
+    snapshots = (tmp_path / "snapshots.jsonl").read_text().splitlines()
+    assert [json.loads(s)["group_id"] for s in snapshots] == [CLASSIC]
+    # the table: unjudged groups first (worst), named as read, not judged
+    rows = [line for line in out.splitlines() if "share-a" in line or "streams-a" in line]
+    assert len(rows) == 2 and all("not judged" in row for row in rows)
+    assert out.index("share-a") < out.index(CLASSIC) and out.index("streams-a") < \
+        out.index(CLASSIC)
+
+
+def test_share_and_streams_type_filter(cluster, capsys):
+    """--type share reads the share group only: no other describe API is sent."""
+    loop = cluster().add(classic_group(), kip848_group("share", "share-a"),
+                         kip848_group("streams", "streams-a"))
+    code, _, err = _inspect(capsys, loop, "--type", "share", "--json")
+    assert code == 1 and len(err) == 1 and "share group share-a: described" in err[0]
+    sent = {api for _, api, _, _ in loop.log}
+    assert "ShareGroupDescribe" in sent
+    assert not sent & {"DescribeGroups", "StreamsGroupDescribe", "ConsumerGroupDescribe"}
+
+
+def test_coordinator_moves_during_a_pass(cluster, capsys):
+    """FindCoordinator first has no coordinator, then names node 1; node 1 answers
+    NOT_COORDINATOR; FindCoordinator then names node 2, which is still loading the group once
+    (COORDINATOR_LOAD_IN_PROGRESS): the reader retries each time and reads the group from 2."""
+    loop = cluster(node_ids=(1, 2)).add(classic_group())
+    loop.coordinators[CLASSIC] = [1, 2]
+    for node in (1, 2):  # whichever node the reader asks first
+        loop.errors[(node, "FindCoordinator", CLASSIC)] = ["COORDINATOR_NOT_AVAILABLE"]
+    loop.errors[(1, "DescribeGroups", CLASSIC)] = ["NOT_COORDINATOR"]
+    loop.errors[(2, "DescribeGroups", CLASSIC)] = ["COORDINATOR_LOAD_IN_PROGRESS"]
+
+    code, out, err = _inspect(capsys, loop, "--json")
+    assert code == 0, err
+    assert err == []
+    snapshot = json.loads(out)
+    assert snapshot["group_id"] == CLASSIC and len(snapshot["members"]) == 3
+    assert [node for node, _ in loop.requests("DescribeGroups")] == [1, 2, 2]
+    assert [node for node, _ in loop.requests("OffsetFetch")] == [2]
+    finds = loop.requests("FindCoordinator")
+    assert len(finds) >= 4 and all(ids == (CLASSIC,) for _, ids in finds)
+    assert loop.errors[(1, "DescribeGroups", CLASSIC)] == [] and \
+        loop.errors[(2, "DescribeGroups", CLASSIC)] == []  # every error was answered
+    assert [] in (loop.errors[(1, "FindCoordinator", CLASSIC)],
+                  loop.errors[(2, "FindCoordinator", CLASSIC)])
+
+
+def test_coordinator_moves_before_offsets_are_fetched(cluster, capsys):
+    """The group moves between its describe and its OffsetFetch: OffsetFetch's group-level
+    NOT_COORDINATOR is retried on the new coordinator like the describe's."""
+    loop = cluster(node_ids=(1, 2)).add(classic_group())
+    loop.coordinators[CLASSIC] = [1, 2]
+    loop.errors[(1, "OffsetFetch", CLASSIC)] = ["NOT_COORDINATOR"]
+
+    code, out, err = _inspect(capsys, loop, "--json")
+    assert code == 0, err
+    assert [node for node, _ in loop.requests("OffsetFetch")] == [1, 2]
+    snapshot = json.loads(out)
+    assert snapshot["group_id"] == CLASSIC
+    # Java's committed offsets (read from node 2) reached the lags: end offset (the responder's
+    # ListOffsets: 100000) minus what Java's OffsetFetch body committed; a partition without a
+    # committed offset (or with UNSTABLE_OFFSET_COMMIT) counts from latest: 0
+    fetched = golden_line("OffsetFetchResponse", 8, "real_offset_fetch_two_groups")["value"]
+    committed = {(t["name"], p["partition_index"]): p["committed_offset"]
+                 for t in fetched["groups"][0]["topics"] for p in t["partitions"]
+                 if p["error_code"] == 0}
+    assert snapshot["partition_lags"] == {
+        topic: [100_000 - committed[(topic, p)] if (topic, p) in committed else 0
+                for p in range(count)] for topic, count in loop.topics.items()}
+
+
+def test_an_api_the_broker_lacks_is_said_once(cluster, capsys):
+    """A broker whose ApiVersions has no ConsumerGroupDescribe: the notice names the API and
+    the broker once, the consumer groups are skipped (never sent to it, never shown healthy),
+    the classic group is read, exit 1."""
+    loop = cluster(lacks={1: {"ConsumerGroupDescribe"}}).add(
+        classic_group(), kip848_group("consumer", "cons-a"),
+        kip848_group("consumer", "cons-b", case="rand_07"))
+    code, out, err = _inspect(capsys, loop, "--json")
+    assert code == 1
+    notice = (f"assignframe: skipped: broker 1 ({loop.bootstrap}) does not support "
+              "ConsumerGroupDescribe: what it answers is not read")
+    assert err.count(notice) == 1
+    assert sorted(line for line in err if line != notice) == [
+        f"assignframe: skipped: group {g}: broker 1 does not support ConsumerGroupDescribe"
+        for g in ("cons-a", "cons-b")]
+    assert loop.requests("ConsumerGroupDescribe") == []
+    assert [json.loads(line)["group_id"] for line in out.splitlines()] == [CLASSIC]
