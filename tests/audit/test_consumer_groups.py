@@ -26,7 +26,9 @@ def test_every_view_counts_the_consumer_group(readme_snapshots, tmp_path, capsys
                  "--processes", "1"])
     assert code == 0
     printed = capsys.readouterr().out
-    assert "audited 4 groups (3 classic, 1 consumer-protocol)" in printed
+    # the captures: range, sticky, cooperative-sticky (classic); the mock cluster's kip848-demo
+    # and Kafka 4.1's kafka41-uniform and kafka41-range (consumer protocol)
+    assert "audited 6 groups (3 classic, 3 consumer-protocol)" in printed
     groups = {g["group_id"]: g for g in map(json.loads, _lines(out / "groups.jsonl"))}
     consumer = groups["kip848-demo"]
     assert consumer["group_type"] == "consumer" and consumer["generation"] == 6
@@ -37,10 +39,10 @@ def test_every_view_counts_the_consumer_group(readme_snapshots, tmp_path, capsys
     assert {r["strategy"] for r in rows if r["group_id"] == "kip848-demo"} == {
         "server:uniform", "server:range"}
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["groups"] == 4 and summary["consumer_groups"] == 1
+    assert summary["groups"] == 6 and summary["consumer_groups"] == 3
     page = html.read_text()
-    assert "4 groups (3 classic, 1 consumer-protocol)" in page
-    assert "<b>1</b><span>consumer-protocol groups</span>" in page
+    assert "6 groups (3 classic, 3 consumer-protocol)" in page
+    assert "<b>3</b><span>consumer-protocol groups</span>" in page
 
 
 def _lines(path):
