@@ -66,21 +66,10 @@ from .snapshot_schema import (
 )
 
 __all__ = [
-    "CapturedMember",
-    "GROUP_TYPES",
-    "GroupSnapshot",
-    "MEMBER_FIELDS",
-    "MEMBER_TYPES",
-    "MalformedSnapshot",
-    "MemberInfo",
-    "MemberWire",
-    "SNAPSHOT_FIELDS",
-    "SNAPSHOT_SCHEMA",
-    "read_snapshot",
-    "snapshot_from_wire",
-    "snapshot_metrics",
-    "snapshot_to_dict",
-]
+    "CapturedMember", "GROUP_TYPES", "GroupSnapshot", "MEMBER_FIELDS", "MEMBER_TYPES",
+    "MalformedSnapshot", "MemberInfo", "MemberWire", "SNAPSHOT_FIELDS", "SNAPSHOT_SCHEMA",
+    "read_snapshot", "snapshot_from_wire", "snapshot_metrics", "snapshot_to_dict",
+]  # fmt: skip
 
 @dataclass(frozen=True)
 class MemberWire:
@@ -205,13 +194,15 @@ def snapshot_metrics(
 @dataclass(frozen=True)
 class CapturedMember:
     """One member as read from the wire: its ids, the bytes it sent and was sent, who it is (and
-    ``wire.subscription`` decoded, when the caller has it: decode decodes each once)."""
+    ``wire.subscription`` and ``wire.assignment`` decoded, when the caller has them: decode
+    decodes each once)."""
 
     member_id: str
     group_instance_id: str | None = None
     wire: MemberWire = MemberWire()
     info: MemberInfo | None = None
     subscription: Any = field(default=None, repr=False, compare=False)
+    assignment: Any = field(default=None, repr=False, compare=False)
 
 
 def snapshot_from_wire(
@@ -240,7 +231,8 @@ def snapshot_from_wire(
         where = f"group {group_id!r}: member {captured.member_id!r}"
         try:
             member = _member_from_bytes(where, captured)
-            assignment = _assignment_from_bytes(where, captured.wire.assignment)
+            assignment = _assignment_from_bytes(where, captured.wire.assignment,
+                                                captured.assignment)
         except MalformedSnapshot as exc:
             if not lenient:
                 raise
@@ -275,9 +267,12 @@ def _member_from_bytes(where: str, captured: CapturedMember) -> Member:
     )
 
 
-def _assignment_from_bytes(where: str, data: bytes | None) -> MemberAssignment:
+def _assignment_from_bytes(where: str, data: bytes | None, decoded: Any = None
+                           ) -> MemberAssignment:
     if not data:  # none seen, or an empty assignment (Java writes nothing for some members)
         return MemberAssignment(())
+    if decoded is not None:  # the caller decoded ``data`` already
+        return wire.member_assignment(decoded)
     try:
         return wire.decode_member_assignment(data)
     except CodecError as exc:

@@ -168,7 +168,11 @@ def encode_member_assignment(assignment: MemberAssignment) -> bytes:
 
 def decode_member_assignment(data: bytes) -> MemberAssignment:
     """What a member reads back from its SyncGroup bytes."""
-    decoded = codec.decode_assignment(data)
+    return member_assignment(codec.decode_assignment(data))
+
+
+def member_assignment(decoded: codec.Assignment) -> MemberAssignment:
+    """The model's assignment of a decoded ConsumerProtocolAssignment."""
     return MemberAssignment(flatten_partitions(decoded.assigned_partitions), decoded.user_data)
 
 

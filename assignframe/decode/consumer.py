@@ -19,6 +19,7 @@ from ..errors import AssignframeError
 from ..plugins.manager import PluginManager, get_plugin_manager
 
 __all__ = [
+    "decode_assignment",
     "decode_subscription",
     "hex_or_none",
     "read_assignment",
@@ -101,22 +102,29 @@ def decode_subscription(
 
 def read_assignment(data: bytes | None) -> dict[str, Any]:
     """A member's SyncGroup assignment: hex, and the decoded partitions (or the error)."""
+    return decode_assignment(data)[0]
+
+
+def decode_assignment(data: bytes | None) -> tuple[dict[str, Any], codec.Assignment | None]:
+    """:func:`read_assignment`, and the decoded assignment it shows (None when there are no
+    bytes, they are empty, or they do not decode): the typed snapshot is built from it, not from
+    the bytes again."""
     result: dict[str, Any] = {"hex": hex_or_none(data)}
     if data is None:
         result["error"] = "no assignment bytes"
-        return result
+        return result, None
     if not data:
         # an empty assignment (no partitions) is legal: Java writes nothing for some members
         result.update(version=None, partitions=[], user_data=None)
-        return result
+        return result, None
     try:
         assignment = codec.decode_assignment(data)
     except codec.CodecError as exc:
         result["error"] = f"CodecError: {exc}"
-        return result
+        return result, None
     result.update(
         version=assignment.version,
         partitions=_pairs(assignment.assigned_partitions),
         user_data=hex_or_none(assignment.user_data),
     )
-    return result
+    return result, assignment

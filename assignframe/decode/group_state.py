@@ -11,33 +11,96 @@ and the last record that touched it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..metrics import validate_assignment
+from ..model import (
+    Cluster,
+    GroupAssignment,
+    GroupSubscription,
+    Member,
+    MemberAssignment,
+    TopicPartition,
+)
 from .offsets import OffsetsRecord
 
-__all__ = ["ConsumerGroupState", "GroupRebuild", "check_group", "rebuild_groups"]
+__all__ = ["ConsumerGroupState", "CurrentAssignment", "GroupRebuild", "RecordedMember",
+           "check_group", "rebuild_groups"]
+
+
+@dataclass(frozen=True)
+class RecordedMember:
+    """One member as its ConsumerGroupMemberMetadata record describes it."""
+
+    instance_id: str | None = None
+    rack_id: str | None = None
+    client_id: str | None = None
+    client_host: str | None = None
+    subscribed_topic_names: tuple[str, ...] = ()
+    subscribed_topic_regex: str | None = None
+    server_assignor: str | None = None
+    rebalance_timeout_ms: int | None = None
+    classic_member_metadata: Any = None
+
+
+@dataclass(frozen=True)
+class CurrentAssignment:
+    """One member's ConsumerGroupCurrentMemberAssignment record: its epochs, its reconciliation
+    state and the partitions it holds and is revoking (topics named where the records name them,
+    else by topic id)."""
+
+    member_epoch: int
+    previous_member_epoch: int
+    state: int
+    assigned: tuple[TopicPartition, ...] = ()
+    pending_revocation: tuple[TopicPartition, ...] = ()
 
 
 @dataclass
 class ConsumerGroupState:
+    """A consumer-protocol group as its records leave it: members and their current and target
+    assignments typed with the core model (:class:`~assignframe.model.TopicPartition`,
+    :class:`~assignframe.model.MemberAssignment`)."""
+
     group_id: str
     group_epoch: int | None = None
     assignment_epoch: int | None = None
-    members: dict[str, dict[str, Any]] = field(default_factory=dict)
-    target: dict[str, list[list[Any]]] = field(default_factory=dict)
-    current: dict[str, dict[str, Any]] = field(default_factory=dict)
+    members: dict[str, RecordedMember] = field(default_factory=dict)
+    target: dict[str, MemberAssignment] = field(default_factory=dict)
+    current: dict[str, CurrentAssignment] = field(default_factory=dict)
     topic_names: dict[str, str] = field(default_factory=dict)
-    regexes: dict[str, list[str]] = field(default_factory=dict)
+    regexes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     deleted: bool = False
     last_where: str = ""
+
+    def current_assignment(self) -> GroupAssignment:
+        """What each member with a current-assignment record holds, in member id order."""
+        return GroupAssignment({m: MemberAssignment(self.current[m].assigned)
+                                for m in sorted(self.current)})
 
     def to_dict(self) -> dict[str, Any]:
         return {"group_id": self.group_id, "deleted": self.deleted,
                 "group_epoch": self.group_epoch, "assignment_epoch": self.assignment_epoch,
-                "members": self.members, "target_assignment": self.target,
-                "current_assignment": self.current, "regular_expressions": self.regexes}
+                "members": {m: _plain(dataclasses.asdict(v)) for m, v in self.members.items()},
+                "target_assignment": {m: _pairs(a.partitions) for m, a in self.target.items()},
+                "current_assignment": {m: _plain(dataclasses.asdict(c))
+                                       for m, c in self.current.items()},
+                "regular_expressions": {r: list(t) for r, t in self.regexes.items()}}
+
+
+def _pairs(partitions: Iterable[TopicPartition]) -> list[list[Any]]:
+    return [[tp.topic, tp.partition] for tp in partitions]
+
+
+def _plain(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A record's fields as decode has always printed them: partitions as [topic, partition]
+    pairs, topic names as a list."""
+    return {name: (_pairs(value) if name in ("assigned", "pending_revocation") else
+                   list(value) if isinstance(value, tuple) else value)
+            for name, value in fields.items()}
 
 
 def _put(table: dict[Any, Any], key: Any, value: Any) -> None:
@@ -45,6 +108,10 @@ def _put(table: dict[Any, Any], key: Any, value: Any) -> None:
         table.pop(key, None)  # tombstone
     else:
         table[key] = value
+
+
+_MEMBER_FIELDS = tuple(f.name for f in dataclasses.fields(RecordedMember)
+                       if f.name != "subscribed_topic_names")
 
 
 class GroupRebuild:
@@ -86,9 +153,9 @@ class GroupRebuild:
         return sorted(self.groups.values(), key=lambda g: g.group_id)
 
     def _names(self, group: ConsumerGroupState, topics: Iterable[dict[str, Any]],
-               field_name: str = "partitions") -> list[list[Any]]:
-        return sorted([group.topic_names.get(t["topic_id"], t["topic_id"]), p]
-                      for t in topics for p in t[field_name])
+               field_name: str = "partitions") -> tuple[TopicPartition, ...]:
+        return tuple(sorted(TopicPartition(group.topic_names.get(t["topic_id"], t["topic_id"]), p)
+                            for t in topics for p in t[field_name]))
 
     def _on_ConsumerGroupMetadata(self, group: ConsumerGroupState, _key: Any,  # noqa: N802
                                   value: Any) -> None:
@@ -106,30 +173,25 @@ class GroupRebuild:
 
     def _on_ConsumerGroupMemberMetadata(  # noqa: N802
             self, group: ConsumerGroupState, key: Any, value: Any) -> None:
-        _put(group.members, key["member_id"], value and {
-            name: value.get(name) for name in (
-                "instance_id", "rack_id", "client_id", "client_host", "subscribed_topic_names",
-                "subscribed_topic_regex", "server_assignor", "rebalance_timeout_ms",
-                "classic_member_metadata")})
+        _put(group.members, key["member_id"], value and RecordedMember(
+            **{name: value.get(name) for name in _MEMBER_FIELDS},
+            subscribed_topic_names=tuple(value.get("subscribed_topic_names") or ())))
 
     def _on_ConsumerGroupTargetAssignmentMember(  # noqa: N802
             self, group: ConsumerGroupState, key: Any, value: Any) -> None:
         _put(group.target, key["member_id"],
-             value and self._names(group, value["topic_partitions"]))
+             value and MemberAssignment(self._names(group, value["topic_partitions"])))
 
     def _on_ConsumerGroupCurrentMemberAssignment(  # noqa: N802
             self, group: ConsumerGroupState, key: Any, value: Any) -> None:
-        _put(group.current, key["member_id"], value and {
-            "member_epoch": value["member_epoch"],
-            "previous_member_epoch": value["previous_member_epoch"],
-            "state": value["state"],
-            "assigned": self._names(group, value["assigned_partitions"]),
-            "pending_revocation": self._names(group, value["partitions_pending_revocation"]),
-        })
+        _put(group.current, key["member_id"], value and CurrentAssignment(
+            value["member_epoch"], value["previous_member_epoch"], value["state"],
+            self._names(group, value["assigned_partitions"]),
+            self._names(group, value["partitions_pending_revocation"])))
 
     def _on_ConsumerGroupRegularExpression(  # noqa: N802
             self, group: ConsumerGroupState, key: Any, value: Any) -> None:
-        _put(group.regexes, key["regular_expression"], value and value["topics"])
+        _put(group.regexes, key["regular_expression"], value and tuple(value["topics"]))
 
 
 def rebuild_groups(records: Iterable[OffsetsRecord]) -> list[ConsumerGroupState]:
@@ -141,7 +203,13 @@ def rebuild_groups(records: Iterable[OffsetsRecord]) -> list[ConsumerGroupState]
 
 
 def check_group(group: ConsumerGroupState) -> list[str]:
-    """The coordinator's invariants this state breaks, one sentence each (empty when none)."""
+    """The coordinator's invariants this state breaks, one sentence each (empty when none).
+
+    Two are about epochs; that no partition is held twice is assignment validity, so it is the
+    core's one check (:func:`assignframe.metrics.validate_assignment`) on the members' current
+    assignments. Nothing else of validity applies: partitions are unowned while a group
+    reconciles, and a member of a regex subscription lists no topic names.
+    """
     if group.deleted:
         return []
     found: list[str] = []
@@ -149,16 +217,25 @@ def check_group(group: ConsumerGroupState) -> list[str]:
     # An empty group's target may lag its epoch: when the last member leaves or is fenced, the
     # coordinator bumps the group epoch and computes no new target until someone heartbeats
     # (what Kafka 4.1 writes, tests/cluster/test_offsets_live.py), so that is no violation.
-    if None not in (epoch, target_epoch) and target_epoch > epoch:  # type: ignore[operator]
+    if epoch is not None and target_epoch is not None and target_epoch > epoch:
         found.append(f"assignment epoch {target_epoch} is ahead of group epoch {epoch}")
-    owners: dict[tuple[Any, ...], str] = {}
     for member_id, current in sorted(group.current.items()):
-        if target_epoch is not None and current["member_epoch"] > target_epoch:
-            found.append(f"member {member_id} is at epoch {current['member_epoch']}, beyond "
+        if target_epoch is not None and current.member_epoch > target_epoch:
+            found.append(f"member {member_id} is at epoch {current.member_epoch}, beyond "
                          f"the target assignment epoch {target_epoch}")
-        for pair in current["assigned"]:
-            other = owners.setdefault(tuple(pair), member_id)
-            if other != member_id:
-                found.append(f"partition {pair[0]}-{pair[1]} is in the current assignment of "
-                             f"both {other} and {member_id}")
+    held = group.current_assignment()
+    everyone = GroupSubscription({m: Member(m, ()) for m in held.assignments}, Cluster({}))
+    for tp in validate_assignment(everyone, held).double_owned:
+        holders = [m for m, a in held.assignments.items() for p in a.partitions if p == tp]
+        found.append(f"partition {tp.topic}-{tp.partition} is in the current assignment of "
+                     + _holders(holders))
     return found
+
+
+def _holders(holders: list[str]) -> str:
+    distinct = list(dict.fromkeys(holders))
+    if len(distinct) == 1:
+        return f"{distinct[0]}, {len(holders)} times"
+    if len(holders) == 2:
+        return f"both {holders[0]} and {holders[1]}"
+    return ", ".join(distinct[:-1]) + f" and {distinct[-1]}"

@@ -117,19 +117,19 @@ def _consumer(state: ConsumerGroupState, names: Mapping[str, str], counts: Mappi
     info: dict[str, MemberInfo] = {}
     unnamed: set[str] = set()
     for member_id, meta in state.members.items():
-        now = state.current.get(member_id) or {}
-        owned = _named(now.get("assigned") or (), state, names, unnamed)
-        epoch = now.get("member_epoch", -1)
-        members[member_id] = Member(member_id, tuple(meta.get("subscribed_topic_names") or ()),
+        now = state.current.get(member_id)
+        owned = _named(now.assigned if now else (), state, names, unnamed)
+        epoch = now.member_epoch if now else -1
+        members[member_id] = Member(member_id, meta.subscribed_topic_names,
                                     owned_partitions=owned, generation=epoch,
-                                    group_instance_id=meta.get("instance_id"),
-                                    rack=meta.get("rack_id"))
+                                    group_instance_id=meta.instance_id, rack=meta.rack_id)
         current[member_id] = MemberAssignment(owned)
+        wanted = state.target.get(member_id)
         target[member_id] = MemberAssignment(
-            _named(state.target.get(member_id) or (), state, names, unnamed))
+            _named(wanted.partitions if wanted else (), state, names, unnamed))
         info[member_id] = MemberInfo(
-            client_id=meta.get("client_id") or None, client_host=meta.get("client_host") or None,
-            member_type="classic" if meta.get("classic_member_metadata") else "consumer",
+            client_id=meta.client_id or None, client_host=meta.client_host or None,
+            member_type="classic" if meta.classic_member_metadata else "consumer",
             member_epoch=epoch)
     assignor = _assignor(state)
     notes = ["rebuilt from __consumer_offsets: the records hold no group state"]
@@ -146,7 +146,7 @@ def _consumer(state: ConsumerGroupState, names: Mapping[str, str], counts: Mappi
     return snapshot, ""
 
 
-def _named(pairs: Iterable[list[Any]], state: ConsumerGroupState, names: Mapping[str, str],
+def _named(pairs: Iterable[TopicPartition], state: ConsumerGroupState, names: Mapping[str, str],
            unnamed: set[str]) -> tuple[TopicPartition, ...]:
     """Partitions by topic name: group_state named what ConsumerGroupPartitionMetadata named
     (Kafka before 4.1); the rest are topic ids, named from Metadata when it was read."""
@@ -161,7 +161,7 @@ def _named(pairs: Iterable[list[Any]], state: ConsumerGroupState, names: Mapping
 
 
 def _assignor(state: ConsumerGroupState) -> str | None:
-    asked = {m.get("server_assignor") for m in state.members.values()} - {None, ""}
+    asked = {m.server_assignor for m in state.members.values()} - {None, ""}
     return asked.pop() if len(asked) == 1 else None
 
 

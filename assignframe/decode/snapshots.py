@@ -22,6 +22,7 @@ def group_snapshot(snapshot: Snapshot) -> GroupSnapshot:
             MemberWire(member.subscription_bytes, member.effective_assignment_bytes),
             member_info(member),
             member.subscription_decoded,
+            member.effective_assignment_decoded,
         )
         for member_id, member in snapshot.members.items()
     ]

@@ -17,7 +17,7 @@ import assignframe_codec as codec
 
 from ..snapshot import GroupSnapshot
 from .apis import Message
-from .consumer import decode_subscription, read_assignment
+from .consumer import decode_assignment, decode_subscription
 
 __all__ = ["ERROR_NAMES", "GroupTimeline", "MemberRound", "Snapshot", "TimelineBuilder"]
 
@@ -45,6 +45,10 @@ class MemberRound:
     received_bytes: bytes | None = None
     # ``subscription_bytes`` decoded, once (None: none seen, or they do not decode).
     subscription_decoded: Any = field(default=None, repr=False, compare=False)
+    # ``assignment_bytes`` and ``received_bytes`` decoded, once (None: none seen, empty, or they
+    # do not decode).
+    assignment_decoded: Any = field(default=None, repr=False, compare=False)
+    received_decoded: Any = field(default=None, repr=False, compare=False)
 
     @property
     def effective_assignment(self) -> dict[str, Any] | None:
@@ -56,6 +60,11 @@ class MemberRound:
         if self.assignment is not None:
             return self.assignment_bytes
         return self.received_bytes if self.received is not None else None
+
+    @property
+    def effective_assignment_decoded(self) -> Any:
+        """:attr:`effective_assignment_bytes` decoded (None: not seen, empty or undecodable)."""
+        return self.assignment_decoded if self.assignment is not None else self.received_decoded
 
 
 @dataclass
@@ -225,7 +234,7 @@ class TimelineBuilder:
         snapshot.leader = snapshot.leader or fields["member_id"]
         for sent in fields["assignments"]:
             member = snapshot.member(sent["member_id"])
-            member.assignment = read_assignment(sent["assignment"])
+            member.assignment, member.assignment_decoded = decode_assignment(sent["assignment"])
             member.assignment_bytes = _bytes_or_none(sent["assignment"])
 
     def _on_syncgroup_response(self, request: Message, response: Message) -> None:
@@ -238,7 +247,7 @@ class TimelineBuilder:
             return
         snapshot = self._snapshot(asked["group_id"], asked["generation_id"], frame.timestamp)
         member = snapshot.member(asked["member_id"])
-        member.received = read_assignment(fields["assignment"])
+        member.received, member.received_decoded = decode_assignment(fields["assignment"])
         member.received_bytes = _bytes_or_none(fields["assignment"])
         snapshot.synced_at = frame.timestamp
         self._round(

@@ -16,20 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..javaorder import JavaHashMap, JavaHashSet, Uuid, java_int_hash
+from ..javaorder import JavaHashMap, JavaHashSet, Uuid, java_int_hash, uuid_hash
 
 __all__ = ["Current", "from_record", "target_after"]
 
 Current = tuple[tuple[Uuid, tuple[int, ...]], ...]
 
 
-def _uuid_hash(topic_id: Uuid) -> int:
-    return topic_id.java_hash
-
-
 def from_record(entries: Iterable[tuple[Uuid, Iterable[int]]]) -> Current:
     """``Assignment.fromRecord``: the map read back from a target-assignment record."""
-    table: JavaHashMap[Uuid, tuple[int, ...]] = JavaHashMap(_uuid_hash)
+    table: JavaHashMap[Uuid, tuple[int, ...]] = JavaHashMap(uuid_hash)
     for topic_id, partitions in entries:
         table.put_if_absent(topic_id, tuple(JavaHashSet.copy_of(partitions, java_int_hash).keys()))
     return tuple(table.items())

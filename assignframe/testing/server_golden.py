@@ -16,21 +16,24 @@ from __future__ import annotations
 
 import inspect
 import json
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 
+from ..javaorder import Uuid
 from ..plugins import get_plugin_manager
-from ..replay.server import ServerReplay, replay_server_scenario
-from ..server_assignor import SERVER_PREFIX, ServerAssignor
+from ..replay.server import ServerReplay, replay_server_scenario, server_rounds
+from ..server_assignor import SERVER_PREFIX, ServerAssignor, ServerGroupSpec
 from .paths import shared_path
 
 __all__ = [
     "GoldenRounds",
     "assert_all_match_java",
     "assert_matches_java",
+    "assert_topic_orders_are_javas",
     "golden_path",
     "scenarios",
 ]
@@ -73,6 +76,25 @@ def assert_all_match_java(
 ) -> int:
     """:func:`assert_matches_java` over every scenario of ``name``; returns the round count."""
     return sum(len(assert_matches_java(assignor, s).rounds) for s in scenarios(name, start))
+
+
+def assert_topic_orders_are_javas(
+    found: Sequence[dict[str, Any]], ours: Callable[[ServerGroupSpec], Sequence[Uuid] | None]
+) -> int:
+    """In every round of ``found`` where Java recorded the order it walked topics in
+    (``java_order.topics``) and ``ours(spec)`` computes one (None: not for this round), the two
+    name the same topics in the same order. Returns how many rounds were compared."""
+    checked = 0
+    for scenario in found:
+        for round_ in server_rounds(scenario):
+            expected = round_.java["java_order"].get("topics")
+            computed = None if expected is None else ours(round_.spec)
+            if computed is None:
+                continue
+            names = [round_.topic_names[t] for t in computed]
+            assert names == expected, f"{scenario['id']} round {round_.index}"
+            checked += 1
+    return checked
 
 
 class GoldenRounds:

@@ -1,5 +1,6 @@
-"""decode reads each captured subscription once: the typed snapshot of a generation is built
-from what the timeline decoded, not from the bytes again (issue 23: two views per generation)."""
+"""decode reads each captured subscription and assignment once: the typed snapshot of a
+generation is built from what the timeline decoded, not from the bytes again (issue 23: two views
+per generation)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from assignframe.decode import analysis, decode_capture, snapshots
 from .conftest import ALL_CAPTURES, CAPTURES
 
 
-@pytest.mark.parametrize("name", ALL_CAPTURES)
-def test_the_typed_snapshot_decodes_no_subscription_again(name, monkeypatch):
-    decode = assignframe_codec.decode_subscription
+def _count_decodes(name, monkeypatch, decoder):
+    """How often ``assignframe_codec.<decoder>`` runs while the timeline reads the capture and
+    while the typed snapshots are built, and the typed snapshots' members."""
+    decode = getattr(assignframe_codec, decoder)
     calls = {"timeline": 0, "typed": 0}
     building = []
 
@@ -30,11 +32,24 @@ def test_the_typed_snapshot_decodes_no_subscription_again(name, monkeypatch):
         finally:
             building.pop()
 
-    monkeypatch.setattr(assignframe_codec, "decode_subscription", counted)
+    monkeypatch.setattr(assignframe_codec, decoder, counted)
     monkeypatch.setattr(analysis, "group_snapshot", typed)
     timelines = decode_capture(CAPTURES / name).timelines
-    members = [
-        m for t in timelines for s in t.snapshots if s.typed is not None for m in s.typed.members
-    ]
+    typed_snapshots = [s.typed for t in timelines for s in t.snapshots if s.typed is not None]
+    return calls, typed_snapshots
+
+
+@pytest.mark.parametrize("name", ALL_CAPTURES)
+def test_the_typed_snapshot_decodes_no_subscription_again(name, monkeypatch):
+    calls, typed = _count_decodes(name, monkeypatch, "decode_subscription")
+    members = [m for s in typed for m in s.members]
     assert members and calls["timeline"], (name, calls)
+    assert calls["typed"] == 0, (name, calls)
+
+
+@pytest.mark.parametrize("name", ALL_CAPTURES)
+def test_the_typed_snapshot_decodes_no_assignment_again(name, monkeypatch):
+    calls, typed = _count_decodes(name, monkeypatch, "decode_assignment")
+    held = [tp for s in typed for a in s.current.assignments.values() for tp in a.partitions]
+    assert held and calls["timeline"], (name, calls)
     assert calls["typed"] == 0, (name, calls)

@@ -17,6 +17,7 @@ from assignframe.decode.commands import offsets_command
 from assignframe.decode.group_state import check_group, rebuild_groups
 from assignframe.decode.offsets import decode_offsets_record, read_offsets_file
 from assignframe.decode.problems import Problems
+from assignframe.model import MemberAssignment, TopicPartition
 
 from .conftest import GOLDEN
 
@@ -78,14 +79,25 @@ def rebuilt(lines: list[str]) -> Any:
 def test_state_rebuilt_from_records() -> None:
     group = rebuilt(HEALTHY)
     assert (group.group_epoch, group.assignment_epoch) == (3, 3)
-    assert group.members["m1"]["client_id"] == "a"
-    assert group.members["m2"]["server_assignor"] == "uniform"
-    assert group.target == {"m1": [["orders", 0], ["orders", 1]],
-                            "m2": [["orders", 2], ["orders", 3]]}
-    assert group.current["m1"]["assigned"] == [["orders", 0], ["orders", 1]]
-    assert group.current["m1"]["pending_revocation"] == [["orders", 2]]
-    assert group.current["m2"]["member_epoch"] == 2
+    assert group.members["m1"].client_id == "a"
+    assert group.members["m2"].server_assignor == "uniform"
+    assert group.members["m2"].subscribed_topic_names == ("orders",)
+    assert group.target == {"m1": MemberAssignment((TopicPartition("orders", 0),
+                                                    TopicPartition("orders", 1))),
+                            "m2": MemberAssignment((TopicPartition("orders", 2),
+                                                    TopicPartition("orders", 3)))}
+    assert group.current["m1"].assigned == (("orders", 0), ("orders", 1))
+    assert group.current["m1"].pending_revocation == (("orders", 2),)
+    assert group.current["m2"].member_epoch == 2
     assert check_group(group) == []
+    # what decode prints of the group keeps its shape: plain [topic, partition] pairs
+    printed = group.to_dict()
+    assert printed["target_assignment"]["m2"] == [["orders", 2], ["orders", 3]]
+    assert printed["current_assignment"]["m1"] == {
+        "member_epoch": 3, "previous_member_epoch": 2, "state": 0,
+        "assigned": [["orders", 0], ["orders", 1]], "pending_revocation": [["orders", 2]]}
+    assert printed["members"]["m1"]["subscribed_topic_names"] == ["orders"]
+    assert printed["members"]["m1"]["rebalance_timeout_ms"] == 45000
 
 
 def test_tombstones_remove_members_and_an_empty_groups_target_may_lag() -> None:
@@ -108,6 +120,19 @@ def test_partition_in_two_current_assignments_and_epoch_beyond_target() -> None:
         "member m2 is at epoch 5, beyond the target assignment epoch 3",
         "partition orders-1 is in the current assignment of both m1 and m2",
     ]
+
+
+def test_a_partition_listed_twice_for_one_member_is_held_twice() -> None:
+    # the core's validity check counts a partition given twice to one member as double-owned;
+    # the rebuilt group's own owner map used to keep one owner per partition and missed it
+    group = rebuilt(HEALTHY + [line(8, member("m2"), current(2, 3, 3))])
+    assert check_group(group) == [
+        "partition orders-3 is in the current assignment of m2, 2 times"]
+    three = rebuilt(HEALTHY + [line(5, member("m3"), metadata("c")),
+                               line(8, member("m2"), current(2, 1)),
+                               line(8, member("m3"), current(2, 1))])
+    assert check_group(three) == [
+        "partition orders-1 is in the current assignment of m1, m2 and m3"]
 
 
 def test_offsets_command_reports_broken_invariants(tmp_path: Any) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from assignframe_server_uniform import topic_order
 
-from assignframe.replay.server import server_rounds
+from assignframe import HOMOGENEOUS
 from assignframe.testing import server_golden
 from assignframe.testing.server_golden import GoldenRounds
 
@@ -21,16 +21,10 @@ class TestUniformGolden(GoldenRounds):
 
 
 def test_computed_topic_order_is_javas():
-    checked = 0
-    for scenario in SCENARIOS:
-        for round_ in server_rounds(scenario):
-            expected = round_.java["java_order"].get("topics")
-            if round_.spec.subscription_type != "homogeneous" or expected is None:
-                continue
-            names = [round_.topic_names[t] for t in topic_order(round_.spec)]
-            assert names == expected, f"{scenario['id']} round {round_.index}"
-            checked += 1
-    assert checked > 200
+    def homogeneous(spec):
+        return topic_order(spec) if spec.subscription_type == HOMOGENEOUS else None
+
+    assert server_golden.assert_topic_orders_are_javas(SCENARIOS, homogeneous) > 200
 
 
 def test_jdk_sensitive_and_doc_example_scenarios_are_covered():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from assignframe import HOMOGENEOUS, ServerGroupSpec, hookimpl
+from assignframe import ServerGroupSpec, hookimpl
 from assignframe.javaorder import JavaAssignment, Uuid, member_sort_key
 from assignframe.server_assignor import BuiltAssignment, SubscriptionTypeAssignor
 
@@ -31,16 +31,17 @@ def _sorted_members(group: ServerGroupSpec) -> list[str]:
     )
 
 
-def assign_ranges(group: ServerGroupSpec) -> dict[str, dict[Uuid, tuple[int, ...]]]:
-    """Member id -> topic id -> its contiguous range; every member present (maybe empty)."""
+def assign_ranges(group: ServerGroupSpec, homogeneous: bool,
+                  ) -> dict[str, dict[Uuid, tuple[int, ...]]]:
+    """Member id -> topic id -> its contiguous range; every member present (maybe empty).
+
+    :param homogeneous: the group's subscription type, as
+        :class:`~assignframe.server_assignor.SubscriptionTypeAssignor` dispatched on it
+    """
     result: dict[str, dict[Uuid, tuple[int, ...]]] = {m: {} for m in group.members}
-    if not group.members:
-        return result
-    ordered = _sorted_members(group)
-    if group.subscription_type == HOMOGENEOUS:
-        _assign_homogeneous(group, ordered, result)
-    else:
-        _assign_heterogeneous(group, ordered, result)
+    if group.members:
+        build = _assign_homogeneous if homogeneous else _assign_heterogeneous
+        build(group, _sorted_members(group), result)
     return result
 
 
@@ -113,11 +114,11 @@ class RangeAssignor(SubscriptionTypeAssignor):
     name = "range"
 
     def build_homogeneous(self, group: ServerGroupSpec, java_order: bool) -> BuiltAssignment:
-        result = assign_ranges(group)
+        result = assign_ranges(group, homogeneous=True)
         return java_ordered(group, result, homogeneous=True) if java_order else result
 
     def build_heterogeneous(self, group: ServerGroupSpec, java_order: bool) -> BuiltAssignment:
-        result = assign_ranges(group)
+        result = assign_ranges(group, homogeneous=False)
         return java_ordered(group, result, homogeneous=False) if java_order else result
 
 
