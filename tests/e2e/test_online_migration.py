@@ -25,6 +25,8 @@ did is compared with what was predicted:
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from e2e_harness import assert_history_valid, needs_cooperative, produce
 from test_consumer_protocol import ConsumerGroupView
@@ -88,14 +90,27 @@ def group_type(admin: ConsumerGroupView) -> str:
     return str(admin.describe().type).rpartition(".")[2]
 
 
-def read_snapshot(group):
-    """The group as ``inspect`` reads it (one pass over the live cluster)."""
-    inspection = inspect_cluster(
-        group.broker.bootstrap, read_client_config(None), GroupFilter(group.name), 30.0
-    )
-    (verdict,) = [v for v in inspection.verdicts if v.group_id == group.name]
-    assert verdict.snapshot is not None, f"{group.name}: {verdict.unreadable}"
-    return verdict.snapshot
+def read_snapshot(group, timeout: float = 60.0):
+    """The group as ``inspect`` reads it (one pass over the live cluster), read again until the
+    coordinator says Stable with every partition in an Assignment: a cooperative group's
+    follow-up round can begin right after ``wait_stable`` returns, and while a rebalance
+    completes DescribeGroups carries no Assignments (so no user data to refuse the upgrade on)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        inspection = inspect_cluster(
+            group.broker.bootstrap, read_client_config(None), GroupFilter(group.name), 30.0
+        )
+        (verdict,) = [v for v in inspection.verdicts if v.group_id == group.name]
+        snapshot = verdict.snapshot
+        assigned = {tp for ps in by_member(snapshot).values() for tp in ps} if snapshot else set()
+        settled = snapshot is not None and snapshot.group_state == "Stable"
+        if settled and len(assigned) == PARTITIONS:
+            return snapshot
+        assert time.monotonic() < deadline, (
+            f"{group.name} not read Stable with all {PARTITIONS} partitions assigned in "
+            f"{timeout:.0f} s: {verdict.unreadable or (snapshot and snapshot.group_state)}, "
+            f"{len(assigned)} assigned")
+        time.sleep(0.5)
 
 
 def by_member(snapshot) -> dict[str, set[TopicPartition]]:
