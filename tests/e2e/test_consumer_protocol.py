@@ -45,6 +45,7 @@ class ConsumerGroupView:
 
         self.group = group
         self.admin = AdminClient({"bootstrap.servers": group.broker.bootstrap})
+        self.settled = None  # the last description reconciled() judged settled
 
     def describe(self):
         futures = self.admin.describe_consumer_groups([self.group.name], request_timeout=10)
@@ -69,15 +70,21 @@ class ConsumerGroupView:
         }
 
     def reconciled(self, names: set[str], epochs: int) -> bool:
-        """The broker computed ``epochs`` targets so far, exactly ``names`` hold theirs, and
-        their own callbacks say they do."""
+        """The broker computed ``epochs`` targets so far, says the group is Stable (its target
+        is for its current epoch: a member fenced after the last target bumps the epoch, and
+        the group is Assigning until the next target), exactly ``names`` hold theirs, and their
+        own callbacks say they do. The description it judged is kept in :attr:`settled`."""
         if len(self.group.broker_log_lines(TARGET_COMPUTED)) != epochs:
             return False
-        members = {m.client_id: m for m in self.describe().members}
+        description = self.describe()
+        if str(description.state).rpartition(".")[2] != "STABLE":
+            return False
+        members = {m.client_id: m for m in description.members}
         if set(members) != names or any(m.target_assignment is None for m in members.values()):
             return False
         held = {name: _held(m.assignment) for name, m in members.items()}
         target = {name: _held(m.target_assignment) for name, m in members.items()}
+        self.settled = description
         return held == target == self.group.live_ownership()
 
 
@@ -127,7 +134,7 @@ def test_server_assignor_plugins_predict_every_target_the_broker_computed(new_gr
             lambda: view.reconciled(live, epochs),
             deadline,
         )
-        targets = view.targets(view.describe())
+        targets = view.targets(view.settled)  # the description that was judged settled
         rounds.append(make_round(len(rounds), event, targets, previous, subscriptions))
         previous.clear()
         previous.update(targets)
