@@ -44,7 +44,6 @@ class LiveResult:
     broker: str | None = None
     inspection: Any = None
     skipped: str | None = None
-    notes: tuple[str, ...] = ()
 
 
 def live_stage(out: Path, say: Callable[[str], None]) -> LiveResult:
@@ -55,7 +54,7 @@ def live_stage(out: Path, say: Callable[[str], None]) -> LiveResult:
     from ..testing.broker_base import BrokerError
 
     try:
-        with _broker(out / "broker", say) as (bootstrap, kind, notes):
+        with _broker(out / "broker", say) as (bootstrap, kind):
             stop = threading.Event()
             members = _start_groups(bootstrap, kind, stop)
             try:
@@ -65,14 +64,13 @@ def live_stage(out: Path, say: Callable[[str], None]) -> LiveResult:
                 stop.set()
                 for thread in members:
                     thread.join(timeout=30)
-            return LiveResult(f"{kind} at {bootstrap}", inspection, notes=notes)
+            return LiveResult(f"{kind} at {bootstrap}", inspection)
     except BrokerError as error:
         return LiveResult(skipped=f"live cluster: {str(error).splitlines()[0]}")
 
 
 @contextlib.contextmanager
-def _broker(directory: Path,
-            say: Callable[[str], None]) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+def _broker(directory: Path, say: Callable[[str], None]) -> Iterator[tuple[str, str]]:
     """Apache Kafka from shared/java/broker, else Tansu; stopped on the way out."""
     from ..testing.broker_base import BrokerError
     from ..testing.kafka_node import KafkaNode, find_broker_dist
@@ -89,8 +87,7 @@ def _broker(directory: Path,
             "member metadata from Tansu)")
         broker = start_tansu()
         try:
-            yield broker.bootstrap, "tansu", ("Tansu answers DescribeGroups without member "
-                                              "metadata or assignments",)
+            yield broker.bootstrap, "tansu"
         finally:
             broker.stop()
         return
@@ -101,7 +98,7 @@ def _broker(directory: Path,
     say("starting Apache Kafka 4.1 (shared/java/broker) on 127.0.0.1")
     port = node.start()
     try:
-        yield f"127.0.0.1:{port}", "kafka", ()
+        yield f"127.0.0.1:{port}", "kafka"
     finally:
         node.stop()
         shutil.rmtree(directory, ignore_errors=True)
