@@ -285,7 +285,7 @@ def snapshot_to_dict(snapshot: GroupSnapshot) -> dict[str, Any]:
         "schema": SNAPSHOT_SCHEMA,
         "group_type": snapshot.group_type,
         "group_id": snapshot.group_id,
-        "generation": snapshot.generation,
+        "generation": snapshot.generation if snapshot.generation >= 0 else None,  # unknown
         "protocol": snapshot.protocol,
         "leader": snapshot.leader,
         "group_state": snapshot.group_state,

@@ -16,8 +16,10 @@ from typing import Any
 from ..audit.group import audit_group
 from ..audit.rerun import AuditContext
 from ..audit.rows import current_metrics
+from ..metrics import lag_per_member
 from ..snapshot import GroupSnapshot, snapshot_to_dict
 from .config import ClientConfig
+from .group_records import GroupMetadataLog
 from .groups import NOT_SNAPSHOTTED, described_size, group_snapshot, rebalancing, unreadable
 from .reader import ClusterRead, GroupFilter, GroupRead, read_cluster
 from .transport import Transport
@@ -42,6 +44,15 @@ class GroupVerdict:
     migration: str | None = None
     unreadable: str | None = None
     snapshot: GroupSnapshot | None = None
+    #: the member ids the coordinator listed (holding partitions or not)
+    member_ids: list[str] = field(default_factory=list)
+    #: records behind over the partitions with a committed offset (None: no lag known)
+    lag: int | None = None
+    #: member id -> lag of the partitions it owns that have a committed offset
+    member_lag: dict[str, int] | None = None
+    #: subscribed (or, without members, listed) partitions with no committed offset, ``t-p``:
+    #: their lag is not known (where the consumer starts is its ``auto.offset.reset``)
+    no_commit: list[str] = field(default_factory=list)
 
     def badness(self) -> tuple[int, int, int, int]:
         """Worst first: unreadable, then problems, spread and lag spread."""
@@ -51,6 +62,13 @@ class GroupVerdict:
     def as_dict(self) -> dict[str, Any]:
         data = {k: v for k, v in self.__dict__.items() if k != "snapshot"}
         return data
+
+
+#: a group's lag is imbalanced when the spread of lag per member (most - least behind) is more
+#: than this share of the group's lag, and the group is at least LAG_IMBALANCE_MIN records
+#: behind (two members: one more than three times as far behind as the other)
+LAG_IMBALANCE_SHARE = 0.5
+LAG_IMBALANCE_MIN = 1000
 
 
 @dataclass
@@ -74,10 +92,12 @@ def inspect_cluster(bootstrap: str, config: ClientConfig, wanted: GroupFilter,
                     timeout_s: float, context: AuditContext | None = None) -> Inspection:
     """Connect, read one pass, judge every group (see the module's docstring)."""
     transport = Transport(bootstrap, config, timeout_s)
+    group_log = GroupMetadataLog(bootstrap, config, timeout_s)
     try:
-        read = read_cluster(transport, wanted)
+        read = read_cluster(transport, wanted, group_log)
     finally:
         transport.close()
+        group_log.close()
     return Inspection(read, verdicts(read, context), transport.requests_per_api())
 
 
@@ -94,6 +114,8 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
         if group.group_type in NOT_SNAPSHOTTED and group.described is not None:
             verdict.members, verdict.partitions = described_size(group)  # read, not judged
         return verdict
+    if group.described is not None:
+        verdict.member_ids = sorted(m.member_id for m in group.described.members)
     if rebalancing(group):
         verdict.members = len(group.described.members)
         verdict.problems = [f"state {group.state}: rebalancing (Kafka describes members without "
@@ -101,7 +123,8 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
         return verdict
     snapshot = group_snapshot(read, group)
     if snapshot is None:  # no members: committed offsets only, or no such group
-        verdict.problems = _lag_without_members(read, group)
+        verdict.lag = _committed_lag(read, group)
+        verdict.problems = _lag_without_members(verdict.lag, group)
         if group.state == "Dead":
             verdict.problems.append("no such group (the coordinator says Dead)")
         return verdict
@@ -113,7 +136,8 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
     verdict.members = len(snapshot.members)
     verdict.partitions = len(snapshot.partitions())
     verdict.spread, verdict.lag_spread = current["spread"], current["lag_spread"]
-    verdict.problems = _problems(snapshot, current)
+    _lags(verdict, snapshot, group)
+    verdict.problems = _problems(snapshot, current) + _lag_problems(verdict)
     verdict.recommendation = first.get("recommendation")
     verdict.migration = _migration(first) if snapshot.group_type == "classic" else None
     return verdict
@@ -137,11 +161,45 @@ def _problems(snapshot: GroupSnapshot, current: dict[str, Any]) -> list[str]:
     return found
 
 
-def _lag_without_members(read: ClusterRead, group: GroupRead) -> list[str]:
-    lag = sum(max(0, read.end_offsets.get(tp, offset) - offset)
-              for tp, offset in group.committed.items())
+def _committed_lag(read: ClusterRead, group: GroupRead) -> int | None:
+    """Records behind over a group's committed partitions whose end offset was read."""
+    known = [max(0, read.end_offsets[tp] - offset) for tp, offset in group.committed.items()
+             if tp in read.end_offsets]
+    return sum(known) if known else None
+
+
+def _lag_without_members(lag: int | None, group: GroupRead) -> list[str]:
     return [f"no members; lag {lag} on {len(group.committed)} committed partition(s)"] \
         if lag else []
+
+
+def _lags(verdict: GroupVerdict, snapshot: GroupSnapshot, group: GroupRead) -> None:
+    """Total lag, lag per member (the core's :func:`lag_per_member`) and the partitions whose
+    lag is unknown because nothing was committed for them."""
+    verdict.no_commit = [f"{tp.topic}-{tp.partition}" for tp in snapshot.partitions()
+                         if tp not in group.committed]
+    if snapshot.lags:
+        verdict.lag = sum(snapshot.lags.values())
+        verdict.member_lag = lag_per_member(snapshot.current, snapshot.lags)
+
+
+def _lag_problems(verdict: GroupVerdict) -> list[str]:
+    found = []
+    if verdict.no_commit:
+        found.append(f"no commit on {_names(verdict.no_commit)} (lag unknown: where the "
+                     "consumer starts is its auto.offset.reset)")
+    member_lag = verdict.member_lag or {}
+    if verdict.lag and verdict.lag >= LAG_IMBALANCE_MIN and len(member_lag) > 1 and \
+            (verdict.lag_spread or 0) > LAG_IMBALANCE_SHARE * verdict.lag:
+        most = max(member_lag, key=lambda m: (member_lag[m], m))
+        least = min(member_lag, key=lambda m: (member_lag[m], m))
+        found.append(f"lag imbalance: {most} is {member_lag[most]} records behind, {least} "
+                     f"{member_lag[least]} (of {verdict.lag})")
+    return found
+
+
+def _names(shown: list[str]) -> str:
+    return ", ".join(shown[:5]) + (", ..." if len(shown) > 5 else "")
 
 
 def _pairs(pairs: Iterable[list[Any]]) -> str:

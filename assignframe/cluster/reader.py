@@ -25,6 +25,7 @@ import assignframe_codec as codec
 
 from ..model import TopicPartition
 from .apis import API_VERSIONS_BOOTSTRAP, ApiSupport, error_code
+from .group_records import GroupMetadataLog, RecordedGroup
 from .transport import Broker, Transport, TransportError
 
 __all__ = ["ClusterRead", "GroupFilter", "GroupRead", "read_cluster"]
@@ -72,6 +73,8 @@ class GroupRead:
     described: Any = None
     committed: dict[TopicPartition, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    #: classic: the group's last GroupMetadataValue in __consumer_offsets (its generation)
+    recorded: RecordedGroup | None = None
 
 
 @dataclass
@@ -135,14 +138,21 @@ class _Pass:
         return True
 
 
-def read_cluster(transport: Transport, wanted: GroupFilter = GroupFilter()) -> ClusterRead:
-    """One pass over the cluster behind ``transport`` (see the module's docstring)."""
+def read_cluster(transport: Transport, wanted: GroupFilter = GroupFilter(),
+                 group_log: GroupMetadataLog | None = None) -> ClusterRead:
+    """One pass over the cluster behind ``transport`` (see the module's docstring).
+
+    :param group_log: where classic groups' generations are read (``__consumer_offsets``);
+        None: they stay unknown
+    """
     read = ClusterRead(transport.bootstrap, time.time())
     run = _Pass(transport, read)
     _metadata(run)
     groups = _list_groups(run, wanted)
     _find_coordinators(run, groups)
     _describe(run, groups)
+    if group_log is not None:
+        _recorded(run, groups, group_log)
     _offsets(run, groups)
     _end_offsets(run, groups)
     read.groups = sorted(groups.values(), key=lambda g: g.group_id)
@@ -304,6 +314,19 @@ def _by_coordinator(groups: Iterable[GroupRead]) -> list[tuple[int, list[GroupRe
 def _batches(items: Sequence[Any], size: int) -> Iterable[list[Any]]:
     for start in range(0, len(items), size):
         yield list(items[start:start + size])
+
+
+def _recorded(run: _Pass, groups: dict[str, GroupRead], group_log: GroupMetadataLog) -> None:
+    """Each classic group's last GroupMetadataValue (read after the describe, so a Stable
+    group's record is already written)."""
+    classic = [g.group_id for g in groups.values() if g.group_type == "classic"]
+    if not classic:
+        return
+    group_log.refresh(classic, run.read.partitions.get(codec.OFFSETS_TOPIC))
+    if group_log.problem:
+        run.read.notices.append(f"{group_log.problem}: classic generations are unknown")
+    for group_id in classic:
+        groups[group_id].recorded = group_log.groups.get(group_id)
 
 
 # --------------------------------------------------------------------------- offsets
