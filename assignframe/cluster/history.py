@@ -39,14 +39,14 @@ class GroupState:
     generation: int | None = None
     state: str | None = None
     owners: dict[str, str] = field(default_factory=dict)
-    #: the member ids the coordinator lists, holding partitions or not (None: not known, e.g.
-    #: a history written before members were kept)
-    members: list[str] | None = None
     reconciling: int = 0
     unreadable: str | None = None
     unsettled_since: float | None = None
     stuck_said: bool = False
     unreadable_since: float | None = None
+    #: the member ids the coordinator lists, holding partitions or not (None: not known, e.g.
+    #: a history written before members were kept)
+    members: list[str] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -72,8 +72,9 @@ def state_of(verdict: GroupVerdict) -> GroupState:
             for tp in assignment.partitions:
                 owners[f"{tp.topic}-{tp.partition}"] = member
     members = None if verdict.unreadable else sorted(verdict.member_ids)
-    return GroupState(generation, verdict.state, owners, members,
-                      len(snapshot.reconciling()) if snapshot else 0, verdict.unreadable)
+    return GroupState(generation, verdict.state, owners,
+                      len(snapshot.reconciling()) if snapshot else 0, verdict.unreadable,
+                      members=members)
 
 
 def unreachable(before: GroupState, why: str) -> GroupState:
@@ -82,8 +83,8 @@ def unreachable(before: GroupState, why: str) -> GroupState:
     first reason, so it is one ``unreadable`` event however the polls fail)."""
     if before.unreadable and before.unreadable.startswith(OUTAGE):
         why = before.unreadable
-    return GroupState(before.generation, before.state, dict(before.owners), before.members,
-                      before.reconciling, f"{OUTAGE}: {why}")
+    return GroupState(before.generation, before.state, dict(before.owners), before.reconciling,
+                      f"{OUTAGE}: {why}", members=before.members)
 
 
 def rebalances(before: int | None, after: int | None) -> int:
@@ -172,7 +173,11 @@ class History:
         if path is not None:
             self._lock = _locked(path)
         if path is not None and path.exists():
-            self._resume(path, warn)
+            try:
+                self._resume(path, warn)
+            except InputError:
+                self.close()
+                raise
 
     def close(self) -> None:
         """Release the history file (its lock) for another watch."""

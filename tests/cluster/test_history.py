@@ -43,12 +43,24 @@ def test_resume_and_torn_last_line(tmp_path):
     history.append("g", 1.0, [{"event": "seen"}], state)
     good = path.read_bytes()
     path.write_bytes(good + b'{"time": 2.0, "group_id": "g", "ev')
+    history.close()  # the watch stopped (another History on the file would be refused)
     warnings: list[str] = []
     resumed = History(path, warn=warnings.append)
     assert len(warnings) == 1 and "torn" in warnings[0]
     assert resumed.last["g"].owners == {"t-0": "a"}
     assert path.read_bytes() == good  # the torn bytes are cut, the file is valid again
     assert [json.loads(line)["event"] for line in path.read_text().splitlines()] == ["seen"]
+    resumed.close()
+
+
+def test_a_second_history_on_one_file_is_refused_until_the_first_is_closed(tmp_path):
+    """Two watches on one history would write every event twice: the file is locked."""
+    path = tmp_path / "history.jsonl"
+    first = History(path, warn=pytest.fail)
+    with pytest.raises(InputError, match="another watch is writing this history"):
+        History(path, warn=pytest.fail)
+    first.close()
+    History(path, warn=pytest.fail).close()
 
 
 def test_a_broken_line_inside_the_history_is_an_error(tmp_path):
