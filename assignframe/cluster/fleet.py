@@ -212,4 +212,7 @@ def _migration(row: dict[str, Any]) -> str | None:
         return None
     if row["upgrade_refused"]:
         return f"refused: {row.get('upgrade_refusal')}"
+    if row.get("unknown_clients"):  # the verdict holds only for the clients identified
+        return (f"allowed, but the client of {row['unknown_clients']} member(s) is not "
+                "identified: check it speaks the consumer protocol")
     return "allowed"
