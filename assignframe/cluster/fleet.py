@@ -138,7 +138,7 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
     verdict.spread, verdict.lag_spread = current["spread"], current["lag_spread"]
     _lags(verdict, snapshot, group)
     verdict.problems = _problems(snapshot, current) + _lag_problems(verdict)
-    verdict.recommendation = first.get("recommendation")
+    verdict.recommendation = _recommendation(first.get("recommendation"), snapshot.protocol)
     verdict.migration = _migration(first) if snapshot.group_type == "classic" else None
     return verdict
 
@@ -205,6 +205,11 @@ def _names(shown: list[str]) -> str:
 def _pairs(pairs: Iterable[list[Any]]) -> str:
     shown = [f"{t}-{p}" for t, p in pairs]
     return ", ".join(shown[:5]) + (", ..." if len(shown) > 5 else "")
+
+
+def _recommendation(best: str | None, running: str | None) -> str | None:
+    """The audit's best strategy; when the group already runs it, that is no switch."""
+    return f"keep {best}" if best is not None and best == running else best
 
 
 def _migration(row: dict[str, Any]) -> str | None:

@@ -196,6 +196,8 @@ def test_a_partition_without_a_commit_has_no_lag(kafka, capsys, tmp_path):
     assert verdict["lag"] == 3 and verdict["member_lag"] == {member: 3}
     assert verdict["no_commit"] == ["nocommit-t-1", "nocommit-t-2", "nocommit-t-3"]
     assert any(p.startswith("no commit on nocommit-t-1") for p in verdict["problems"])
+    # one member running range: the best is what it runs, which is no switch
+    assert verdict["recommendation"] == f"keep {snapshot['protocol']}"
     # the member left: committed offsets only, and still a lag to alert on
     metrics = WatchMetrics()
     watch(kafka, ClientConfig(), GroupFilter("^nocommit-g$"),
