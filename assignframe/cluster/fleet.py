@@ -20,7 +20,14 @@ from ..metrics import lag_per_member
 from ..snapshot import GroupSnapshot, snapshot_to_dict
 from .config import ClientConfig
 from .group_records import GroupMetadataLog
-from .groups import NOT_SNAPSHOTTED, described_size, group_snapshot, rebalancing, unreadable
+from .groups import (
+    NOT_SNAPSHOTTED,
+    described_size,
+    group_snapshot,
+    rebalancing,
+    rebalancing_assignments,
+    unreadable,
+)
 from .reader import ClusterRead, GroupFilter, GroupRead, read_cluster
 from .transport import Transport
 
@@ -50,6 +57,8 @@ class GroupVerdict:
     lag: int | None = None
     #: member id -> lag of the partitions it owns that have a committed offset
     member_lag: dict[str, int] | None = None
+    #: a rebalancing classic group: member id -> the partitions (``t-p``) it holds now
+    held: dict[str, list[str]] | None = None
     #: subscribed (or, without members, listed) partitions with no committed offset, ``t-p``:
     #: their lag is not known (where the consumer starts is its ``auto.offset.reset``)
     no_commit: list[str] = field(default_factory=list)
@@ -117,9 +126,12 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
     if group.described is not None:
         verdict.member_ids = sorted(m.member_id for m in group.described.members)
     if rebalancing(group):
+        held = rebalancing_assignments(group)
         verdict.members = len(group.described.members)
-        verdict.problems = [f"state {group.state}: rebalancing (Kafka describes members without "
-                            "their subscriptions and assignments until it completes)"]
+        verdict.held = {m: [f"{tp.topic}-{tp.partition}" for tp in tps] for m, tps in held.items()}
+        verdict.partitions = len({tp for tps in held.values() for tp in tps})
+        verdict.problems = [f"state {group.state}: rebalancing (Kafka describes members with "
+                            "what they hold but without their subscriptions until it completes)"]
         return verdict
     snapshot = group_snapshot(read, group)
     if snapshot is None:  # no members: committed offsets only, or no such group

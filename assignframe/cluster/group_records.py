@@ -14,9 +14,10 @@ id: Metadata, ListOffsets and Fetch, never a commit or a join); every key and va
 first time and from where the last read stopped after that (``watch`` keeps one log between
 polls).
 
-A recorded generation is the group's only while the group is ``Stable`` or ``Empty``: during a
-rebalance the coordinator has moved to a generation whose record is not written yet, so
-:func:`group_generation` says it is unknown (None).
+A recorded generation is the group's only while the group is ``Stable`` or ``Empty`` and the
+record holds the members the coordinator describes: during a rebalance the coordinator has moved
+to a generation whose record is not written yet (and a record read just before or after the
+describe may be another generation's), so :func:`group_generation` says it is unknown (None).
 """
 
 from __future__ import annotations
@@ -60,9 +61,14 @@ def offsets_partition(group_id: str, partitions: int) -> int:
     return (0 if signed == -(1 << 31) else abs(signed)) % partitions
 
 
-def group_generation(recorded: RecordedGroup | None, state: str | None) -> int | None:
-    """The group's generation as the coordinator stored it, when that is the current one."""
+def group_generation(recorded: RecordedGroup | None, state: str | None,
+                     member_ids: Iterable[str]) -> int | None:
+    """The group's generation as the coordinator stored it, when that is the current one: the
+    group is Stable or Empty and the record holds the members the coordinator describes (a
+    record of another generation, written before or after the describe, holds others)."""
     if recorded is None or state not in _RECORD_IS_CURRENT:
+        return None
+    if set(recorded.member_ids) != set(member_ids):
         return None
     return recorded.generation
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ..classic.wire import decode_member_assignment
+from ..errors import CodecError
 from ..lag import partition_lag
 from ..model import Cluster, GroupAssignment, Member, MemberAssignment, TopicPartition
 from ..snapshot import CapturedMember, GroupSnapshot, MemberInfo, MemberWire, snapshot_from_wire
@@ -23,7 +25,7 @@ from .group_records import group_generation
 from .reader import ClusterRead, GroupRead
 
 __all__ = ["NOT_SNAPSHOTTED", "REBALANCING", "described_size", "group_snapshot", "rebalancing",
-           "unreadable"]
+           "rebalancing_assignments", "unreadable"]
 
 #: classic group states in which Kafka's DescribeGroups leaves member metadata out
 REBALANCING = ("PreparingRebalance", "CompletingRebalance")
@@ -99,6 +101,21 @@ def rebalancing(group: GroupRead) -> bool:
         all(not m.member_metadata for m in group.described.members)
 
 
+def rebalancing_assignments(group: GroupRead) -> dict[str, tuple[TopicPartition, ...]]:
+    """What each member of a rebalancing classic group holds: Kafka describes every member's
+    current assignment in any state (``describeNoMetadata`` leaves out only the subscription),
+    so the partitions are known while the new generation is made. An assignment that does not
+    decode counts as nothing held (the group is not snapshotted, so nothing is judged on it)."""
+    held: dict[str, tuple[TopicPartition, ...]] = {}
+    for m in group.described.members:
+        try:
+            held[m.member_id] = decode_member_assignment(m.member_assignment).partitions \
+                if m.member_assignment else ()
+        except CodecError:
+            held[m.member_id] = ()
+    return held
+
+
 def group_snapshot(read: ClusterRead, group: GroupRead) -> GroupSnapshot | None:
     """The snapshot of ``group`` (None for a group with no members, one :func:`unreadable`, or
     one :func:`rebalancing`)."""
@@ -119,7 +136,8 @@ def _classic(read: ClusterRead, group: GroupRead) -> GroupSnapshot:
         # DescribeGroups shows the elected protocol's metadata only, not what else was offered
         MemberInfo(client_id=m.client_id or None, client_host=m.client_host or None),
     ) for m in described.members]
-    generation = group_generation(group.recorded, described.group_state)
+    generation = group_generation(group.recorded, described.group_state,
+                                  (m.member_id for m in described.members))
     snapshot = snapshot_from_wire(
         group.group_id, -1 if generation is None else generation,
         described.protocol_data or None, members, read.partitions,
@@ -136,7 +154,7 @@ def _generation_unknown(group: GroupRead) -> str:
         return ("generation unknown: DescribeGroups does not report it and no GroupMetadata "
                 "record of the group was read from __consumer_offsets")
     return (f"generation unknown: state {group.described.group_state}; the last stored "
-            f"generation is {group.recorded.generation}")
+            f"generation, {group.recorded.generation}, is of other members or not yet current")
 
 
 def _consumer(read: ClusterRead, group: GroupRead) -> GroupSnapshot:

@@ -71,6 +71,9 @@ def state_of(verdict: GroupVerdict) -> GroupState:
         for member, assignment in snapshot.current.assignments.items():
             for tp in assignment.partitions:
                 owners[f"{tp.topic}-{tp.partition}"] = member
+    for member, held in (verdict.held or {}).items():  # a rebalancing classic group
+        for partition in held:
+            owners[partition] = member
     members = None if verdict.unreadable else sorted(verdict.member_ids)
     return GroupState(generation, verdict.state, owners,
                       len(snapshot.reconciling()) if snapshot else 0, verdict.unreadable,

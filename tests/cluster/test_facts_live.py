@@ -135,11 +135,15 @@ def test_watch_tracks_members_counts_rebalances_and_says_vanished(kafka_node, me
         events = _wait_for(history, lambda ev: any(e["event"] == "left" for e in ev))
         assert [e["member_id"] for e in events if e["event"] == "left"] == joined
         owner.kill()
-        _wait_for(history, lambda ev: ev[-1]["after"]["state"] == "Empty")
-        from confluent_kafka.admin import AdminClient
+        _wait_for(history, lambda ev: ev[-1]["after"]["state"] == "Empty"
+                  and ev[-1]["after"]["generation"] == _stabilized(kafka_node, group)[-1])
+        from kafka.admin import KafkaAdminClient
 
-        deleted = AdminClient({"bootstrap.servers": kafka}).delete_consumer_groups([group])
-        deleted[group].result(timeout=60)
+        admin = KafkaAdminClient(bootstrap_servers=kafka, request_timeout_ms=30000)
+        try:
+            admin.delete_groups([group])
+        finally:
+            admin.close()
         events = _wait_for(history, lambda ev: ev[-1]["event"] == "vanished")
         metrics = _scrape(port)
     finally:
@@ -243,3 +247,40 @@ def test_a_broker_outage_is_recorded_and_the_metrics_go_stale(kafka_node, member
     assert "assignframe_up 1.0" in up
     stamps = re.findall(r"^assignframe_last_successful_poll_timestamp_seconds (\S+)$", up, re.M)
     assert stamps and float(stamps[0]) >= readable["time"] - 1
+
+
+def test_a_rebalancing_classic_group_keeps_what_kafka_describes(kafka, members, capsys,
+                                                                  tmp_path):
+    """A member that stops polling keeps heartbeating (kafka-python's heartbeat thread) but
+    does not rejoin, so the group stays in PreparingRebalance when a second member joins. Kafka
+    describes every member with its current assignment in that state (only the subscription is
+    left out): the verdict keeps it, 4 partitions held by the first member."""
+    from kafka import KafkaConsumer
+
+    _topic(kafka, "rebalancing-t", 4)
+    first = KafkaConsumer("rebalancing-t", bootstrap_servers=kafka, group_id="rebalancing-g",
+                          max_poll_interval_ms=90000, session_timeout_ms=30000,
+                          heartbeat_interval_ms=1000)
+    try:
+        deadline = time.time() + 90
+        while len(first.assignment()) < 4 and time.time() < deadline:
+            first.poll(200)
+        assert len(first.assignment()) == 4
+        members(kafka, "rebalancing-g", "rebalancing-t", "kafka-python", "range")  # joins
+        verdict, deadline = None, time.time() + 60
+        while time.time() < deadline:  # the first member never polls again: no rejoin
+            code = main(["inspect", "--bootstrap-server", kafka, "--group", "^rebalancing-g$",
+                         "--out", str(tmp_path)])
+            capsys.readouterr()
+            verdict = json.loads((tmp_path / "verdicts.json").read_text())["groups"][0]
+            if verdict["state"] == "PreparingRebalance" and verdict["members"] == 2:
+                break
+            time.sleep(1)
+    finally:
+        first.close(autocommit=False)
+    assert verdict["state"] == "PreparingRebalance" and verdict["members"] == 2, verdict
+    assert code == 0
+    assert verdict["partitions"] == 4
+    assert sorted(map(len, verdict["held"].values())) == [0, 4]
+    assert sorted(p for held in verdict["held"].values() for p in held) == \
+        [f"rebalancing-t-{p}" for p in range(4)]
