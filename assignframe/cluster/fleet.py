@@ -168,8 +168,26 @@ def _problems(snapshot: GroupSnapshot, current: dict[str, Any]) -> list[str]:
     if reconciling:
         found.append(f"{len(reconciling)} member(s) reconciling toward epoch "
                      f"{snapshot.target_epoch}")
+        found += _holding_back(snapshot)
     if snapshot.group_state not in (None, "Stable", "Empty"):
         found.append(f"state {snapshot.group_state}")
+    return found
+
+
+def _holding_back(snapshot: GroupSnapshot) -> list[str]:
+    """Consumer protocol: each member still holding partitions its target no longer has (it
+    has not revoked them yet), which keeps the members they go to waiting: named with its
+    client and epoch, so the blocked group points at the member that blocks it."""
+    found = []
+    target = snapshot.target.assignments if snapshot.target is not None else {}
+    for member, held in snapshot.current.assignments.items():
+        kept = set(target[member].partitions) if member in target else set()
+        owed = [tp for tp in held.partitions if tp not in kept]
+        if owed:
+            info = snapshot.info(member)
+            found.append(f"member {member} ({info.client_id or 'client unknown'}, epoch "
+                         f"{info.member_epoch}) has not revoked "
+                         f"{_pairs([tp.topic, tp.partition] for tp in owed)}")
     return found
 
 

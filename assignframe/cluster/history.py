@@ -84,10 +84,12 @@ def unreachable(before: GroupState, why: str) -> GroupState:
     """A group's state after a poll that read nothing (the cluster could not be reached): what
     was known stands, and it is unreadable for ``why`` (an outage already said keeps its
     first reason, so it is one ``unreadable`` event however the polls fail)."""
-    if before.unreadable and before.unreadable.startswith(OUTAGE):
+    if not (before.unreadable and before.unreadable.startswith(OUTAGE)):
+        why = f"{OUTAGE}: {why}"
+    else:
         why = before.unreadable
     return GroupState(before.generation, before.state, dict(before.owners), before.reconciling,
-                      f"{OUTAGE}: {why}", members=before.members)
+                      why, members=before.members)
 
 
 def rebalances(before: int | None, after: int | None) -> int:
@@ -119,6 +121,8 @@ def changes(group_id: str, before: GroupState | None, after: GroupState, now: fl
     recovered: list[dict[str, Any]] = []  # read again: no change of the group's own
     if after.unreadable:
         after.unreadable_since = before.unreadable_since if before.unreadable else now
+        if after.unreadable.startswith(OUTAGE):
+            return events  # not knowing a group is no change of its own: clocks stand
     elif before.unreadable:
         recovered.append({"event": "readable", "seconds": None if before.unreadable_since
                           is None else round(now - before.unreadable_since, 3)})

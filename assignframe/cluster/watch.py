@@ -105,8 +105,6 @@ def _outage(history: History, metrics: WatchMetrics, why: str,
             continue
         after = unreachable(before, why)
         events = changes(group_id, before, after, now, float("inf"))
-        # not knowing a group is no change of its own: its settle clock stays as it was
-        after.unsettled_since, after.stuck_said = before.unsettled_since, before.stuck_said
         _record(history, metrics, group_id, now, events, after, on_event)
     metrics.states, metrics.now = dict(history.last), now
 

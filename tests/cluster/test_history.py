@@ -86,3 +86,20 @@ def test_a_rebalance_between_two_readable_states_loses_no_leave():
     assert events[1]["member_id"] == "b"
     assert events[2]["partitions"] == [["t-1", "b", "a"]]
     assert events[3]["seconds"] == 2.0
+
+
+def test_an_outage_is_one_unreadable_event_and_one_readable():
+    """A poll that reads nothing makes every known group unreadable once, however many polls
+    fail and whatever they fail with; the first good poll says it was read again and after how
+    long, and the settle clock is not started by not knowing."""
+    from assignframe.cluster.history import unreachable
+
+    before = _state({"t-0": "a"})
+    down = unreachable(before, "ConnectionError: refused")
+    first = changes("g", before, down, 10.0, stuck_after=60)
+    again = unreachable(down, "KafkaTimeoutError: timed out")
+    second = changes("g", down, again, 12.0, stuck_after=60)
+    assert [e["event"] for e in first] == ["unreadable"] and second == []
+    assert first[0]["why"] == again.unreadable == "cluster unreachable: ConnectionError: refused"
+    back = changes("g", again, _state({"t-0": "a"}), 20.0, stuck_after=60)
+    assert back == [{"event": "readable", "seconds": 10.0}]
