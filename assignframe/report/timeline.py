@@ -2,8 +2,8 @@
 
 Input: the history's events in file order, each ``{"time", "group_id", "event", ...}`` as
 docs/cluster.md lists them (``seen``, ``epoch``, ``state``, ``joined``, ``left``, ``moved``,
-``settled``, ``stuck``, ``unreadable``, ``readable``, ``vanished``). Each card has the group's counts
-(rebalances, members joined and left, partitions moved, the longest time to settle, stuck
+``settled``, ``stuck``, ``unreadable``, ``readable``, ``vanished``). Each card has the group's
+counts (rebalances, members joined and left, partitions moved, the longest time to settle, stuck
 episodes), a strip with one mark per event on the history's own time axis (drawn here as inline
 SVG: the page fetches nothing), and the events themselves, newest first, at most
 :data:`ROWS_PER_GROUP` of them (the card says how many more the file holds).
