@@ -171,6 +171,10 @@ def _problems(snapshot: GroupSnapshot, current: dict[str, Any]) -> list[str]:
         found += _holding_back(snapshot)
     if snapshot.group_state not in (None, "Stable", "Empty"):
         found.append(f"state {snapshot.group_state}")
+    types = [snapshot.info(m).member_type for m in snapshot.members]
+    if snapshot.group_type == "consumer" and "classic" in types:
+        found.append(f"mixed group (mid-migration): {types.count('classic')} classic member(s), "
+                     f"{types.count('consumer')} consumer member(s)")
     return found
 
 

@@ -47,6 +47,8 @@ class GroupState:
     #: the member ids the coordinator lists, holding partitions or not (None: not known, e.g.
     #: a history written before members were kept)
     members: list[str] | None = None
+    #: classic or consumer (a classic group converted online becomes a consumer one)
+    group_type: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -77,7 +79,7 @@ def state_of(verdict: GroupVerdict) -> GroupState:
     members = None if verdict.unreadable else sorted(verdict.member_ids)
     return GroupState(generation, verdict.state, owners,
                       len(snapshot.reconciling()) if snapshot else 0, verdict.unreadable,
-                      members=members)
+                      members=members, group_type=verdict.group_type)
 
 
 def unreachable(before: GroupState, why: str) -> GroupState:
@@ -89,7 +91,7 @@ def unreachable(before: GroupState, why: str) -> GroupState:
     else:
         why = before.unreadable
     return GroupState(before.generation, before.state, dict(before.owners), before.reconciling,
-                      why, members=before.members)
+                      why, members=before.members, group_type=before.group_type)
 
 
 def rebalances(before: int | None, after: int | None) -> int:
@@ -149,6 +151,9 @@ def _differences(before: GroupState, after: GroupState) -> list[dict[str, Any]]:
     if after.generation != before.generation and after.generation is not None:
         events.append({"event": "epoch", "from": before.generation, "to": after.generation,
                        "rebalances": rebalances(before.generation, after.generation)})
+    if before.group_type and after.group_type and after.group_type != before.group_type:
+        # an online upgrade (or downgrade): the epoch numbers of the two types do not compare
+        events.append({"event": "type", "from": before.group_type, "to": after.group_type})
     if after.state != before.state:
         events.append({"event": "state", "from": before.state, "to": after.state})
     if after.unreadable:

@@ -104,7 +104,7 @@ def _strip(events: Sequence[Mapping[str, Any]], start: float, end: float) -> str
 
 def _detail(event: Mapping[str, Any]) -> str:
     kind = event["event"]
-    if kind in ("epoch", "state"):
+    if kind in ("epoch", "state", "type"):
         return f"{event.get('from')} → {event.get('to')}"
     if kind in ("joined", "left"):
         return str(event.get("member_id", ""))

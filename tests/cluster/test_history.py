@@ -103,3 +103,12 @@ def test_an_outage_is_one_unreadable_event_and_one_readable():
     assert first[0]["why"] == again.unreadable == "cluster unreachable: ConnectionError: refused"
     back = changes("g", again, _state({"t-0": "a"}), 20.0, stuck_after=60)
     assert back == [{"event": "readable", "seconds": 10.0}]
+
+
+def test_a_group_converted_online_records_its_type_change():
+    """A classic group upgraded to the consumer protocol (its first consumer member joined):
+    the type change is an event of its own."""
+    before = GroupState(5, "Stable", {"t-0": "a"}, 0, group_type="classic")
+    after = GroupState(7, "Stable", {"t-0": "a"}, 0, group_type="consumer")
+    events = changes("g", before, after, 10.0, stuck_after=60)
+    assert {"event": "type", "from": "classic", "to": "consumer"} in events
