@@ -139,16 +139,24 @@ class _Pass:
 
 
 def read_cluster(transport: Transport, wanted: GroupFilter = GroupFilter(),
-                 group_log: GroupMetadataLog | None = None) -> ClusterRead:
+                 group_log: GroupMetadataLog | None = None,
+                 known: dict[str, str | None] | None = None) -> ClusterRead:
     """One pass over the cluster behind ``transport`` (see the module's docstring).
 
     :param group_log: where classic groups' generations are read (``__consumer_offsets``);
         None: they stay unknown
+    :param known: groups to read even when ListGroups does not list them (id -> type, None:
+        not known), so a group is said to be gone only when its coordinator says so: a broker
+        that is not (yet) coordinator of a partition leaves its groups out of ListGroups
+        without an error (Kafka 4.1 just after a restart)
     """
     read = ClusterRead(transport.bootstrap, time.time())
     run = _Pass(transport, read)
     _metadata(run)
     groups = _list_groups(run, wanted)
+    for group_id, group_type in (known or {}).items():
+        if group_id not in groups and wanted.wants(group_id, group_type):
+            groups[group_id] = GroupRead(group_id, group_type)
     _find_coordinators(run, groups)
     _describe(run, groups)
     if group_log is not None:

@@ -124,13 +124,16 @@ def _poll(transport: Transport, wanted: GroupFilter, options: WatchOptions, hist
           metrics: WatchMetrics, context: AuditContext,
           on_event: Callable[[str, dict], None] | None,
           group_log: GroupMetadataLog | None = None) -> None:
-    read = read_cluster(transport, wanted, group_log)
+    known = {g: s.group_type for g, s in history.last.items() if s.state != "Vanished"}
+    read = read_cluster(transport, wanted, group_log, known)
     judged = verdicts(read, context)
     now = read.observed_at
     seen = set()
     for verdict in judged:
-        seen.add(verdict.group_id)
         before = history.last.get(verdict.group_id)
+        if verdict.state == "Dead" and before is not None:
+            continue  # its coordinator says it is gone: vanished below
+        seen.add(verdict.group_id)
         after = state_of(verdict)
         events = changes(verdict.group_id, before, after, now, options.stuck_after)
         _record(history, metrics, verdict.group_id, now, events, after, on_event)
@@ -138,7 +141,8 @@ def _poll(transport: Transport, wanted: GroupFilter, options: WatchOptions, hist
         if wanted.wants(group_id, None) and history.last[group_id].state != "Vanished":
             _record(history, metrics, group_id, now, [{"event": "vanished"}],
                     GroupState(state="Vanished"), on_event)
-    metrics.verdicts, metrics.states, metrics.now = judged, dict(history.last), now
+    metrics.verdicts = [v for v in judged if v.group_id in seen]
+    metrics.states, metrics.now = dict(history.last), now
 
 
 def _failed_api(message: str) -> str:
