@@ -19,9 +19,24 @@ import pytest
 
 from assignframe.cli import main
 
-from .test_inspect_live import _ready, _topic
+from .test_inspect_live import _topic
 
 pytestmark = pytest.mark.e2e
+
+
+def _ready(process: subprocess.Popen, seconds: float = 120) -> None:
+    """Wait for the member's "ready" line (it owns partitions), with a deadline that fires: the
+    pipe is read only when select says a line is there."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        ready, _, _ = select.select([process.stdout], [], [], 1)
+        if ready:
+            line = process.stdout.readline()
+            if line.strip() == "ready":
+                return
+            if not line:
+                break  # the member ended
+    pytest.fail(f"member not ready within {seconds} s (exit {process.poll()})")
 
 
 def _stabilized(kafka_node, group: str) -> list[int]:
@@ -111,7 +126,7 @@ def test_watch_tracks_members_counts_rebalances_and_says_vanished(kafka_node, me
     generations in the history are the coordinator's and the rebalances add up to them; the
     group deleted is ``vanished`` on stdout and in the metrics; a second watch on the same
     history is refused with one error line, exit 2."""
-    kafka, group = kafka_node.bootstrap, "members-g"
+    kafka, group = kafka_node.bootstrap, "facts-members"
     _topic(kafka, "members-t", 1)
     owner = members(kafka, group, "members-t", "kafka-python", "cooperative-sticky")
     _ready(owner)
@@ -177,16 +192,17 @@ def test_a_partition_without_a_commit_has_no_lag(kafka, capsys, tmp_path):
     from assignframe.cluster.watch import WatchOptions, watch
 
     _topic(kafka, "nocommit-t", 4)  # 30 records: 8 on partition 0
-    consumer = KafkaConsumer("nocommit-t", bootstrap_servers=kafka, group_id="nocommit-g",
-                             enable_auto_commit=False, auto_offset_reset="earliest")
+    consumer = KafkaConsumer("nocommit-t", bootstrap_servers=kafka, group_id="facts-nocommit",
+                             enable_auto_commit=False, auto_offset_reset="earliest",
+                             session_timeout_ms=30000, heartbeat_interval_ms=1000)
     try:
-        deadline = time.time() + 90
+        deadline = time.time() + 150
         while len(consumer.assignment()) < 4 and time.time() < deadline:
             consumer.poll(200)
         assert len(consumer.assignment()) == 4
         consumer.commit({TopicPartition("nocommit-t", 0): OffsetAndMetadata(5, "", -1)})
-        snapshot = _snapshots(capsys, kafka, "^nocommit-g$")["nocommit-g"]
-        code = main(["inspect", "--bootstrap-server", kafka, "--group", "^nocommit-g$",
+        snapshot = _snapshots(capsys, kafka, "^facts-nocommit$")["facts-nocommit"]
+        code = main(["inspect", "--bootstrap-server", kafka, "--group", "^facts-nocommit$",
                      "--out", str(tmp_path)])
         capsys.readouterr()
     finally:
@@ -202,14 +218,14 @@ def test_a_partition_without_a_commit_has_no_lag(kafka, capsys, tmp_path):
     assert verdict["recommendation"] == f"keep {snapshot['protocol']}"
     # the member left: committed offsets only, and still a lag to alert on
     metrics = WatchMetrics()
-    watch(kafka, ClientConfig(), GroupFilter("^nocommit-g$"),
+    watch(kafka, ClientConfig(), GroupFilter("^facts-nocommit$"),
           WatchOptions(interval=1, duration=0.5), metrics, lambda line: None)
     from prometheus_client import CollectorRegistry, generate_latest
 
     registry = CollectorRegistry()
     registry.register(type("C", (), {"collect": lambda self: metrics.families()})())
     text = generate_latest(registry).decode()
-    assert 'assignframe_group_lag{group="nocommit-g"} 3.0' in text
+    assert 'assignframe_group_lag{group="facts-nocommit"} 3.0' in text
     assert "assignframe_up 1.0" in text
 
 
@@ -217,7 +233,7 @@ def test_a_broker_outage_is_recorded_and_the_metrics_go_stale(kafka_node, member
     """The broker stopped during a watch: each group gets one ``unreadable`` event naming the
     outage and a ``readable`` one when the broker is back; meanwhile ``assignframe_up`` is 0,
     ``assignframe_group_readable`` 0, and the group's other gauges are not served."""
-    kafka, group = kafka_node.bootstrap, "outage-g"
+    kafka, group = kafka_node.bootstrap, "facts-outage"
     _topic(kafka, "outage-t", 2)
     _ready(members(kafka, group, "outage-t", "kafka-python", "range"))
     history = tmp_path / "history.jsonl"
@@ -256,7 +272,7 @@ def test_a_rebalancing_classic_group_keeps_what_kafka_describes(kafka, members, 
     from kafka import KafkaConsumer
 
     _topic(kafka, "rebalancing-t", 4)
-    first = KafkaConsumer("rebalancing-t", bootstrap_servers=kafka, group_id="rebalancing-g",
+    first = KafkaConsumer("rebalancing-t", bootstrap_servers=kafka, group_id="facts-rebalancing",
                           max_poll_interval_ms=90000, session_timeout_ms=30000,
                           heartbeat_interval_ms=1000)
     try:
@@ -264,10 +280,10 @@ def test_a_rebalancing_classic_group_keeps_what_kafka_describes(kafka, members, 
         while len(first.assignment()) < 4 and time.time() < deadline:
             first.poll(200)
         assert len(first.assignment()) == 4
-        members(kafka, "rebalancing-g", "rebalancing-t", "kafka-python", "range")  # joins
+        members(kafka, "facts-rebalancing", "rebalancing-t", "kafka-python", "range")  # joins
         verdict, deadline = None, time.time() + 60
         while time.time() < deadline:  # the first member never polls again: no rejoin
-            code = main(["inspect", "--bootstrap-server", kafka, "--group", "^rebalancing-g$",
+            code = main(["inspect", "--bootstrap-server", kafka, "--group", "^facts-rebalancing$",
                          "--out", str(tmp_path)])
             capsys.readouterr()
             verdict = json.loads((tmp_path / "verdicts.json").read_text())["groups"][0]
