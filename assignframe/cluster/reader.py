@@ -392,7 +392,8 @@ def _subscribed_topics(group: GroupRead) -> set[str]:
     if described is None:
         return set()
     if group.group_type in ("consumer", "share"):
-        return {t for m in described.members for t in m.subscribed_topic_names}
+        return {t for m in described.members for t in m.subscribed_topic_names} | \
+            {tp.topic for tp in group.share_offsets or {}}
     if group.group_type == "streams":
         return {t for s in (described.topology.subtopologies or ()) for t in s.source_topics} \
             if described.topology else set()

@@ -57,8 +57,9 @@ class ShareMember:
 
 @dataclass(frozen=True)
 class PartitionBacklog:
-    """One share-partition: its start offset (the broker's), end offset, and records not yet
-    acknowledged past the start (the broker's lag, else end - start; None when unknown)."""
+    """One share-partition: its start offset and lag (the broker's: records not yet acknowledged;
+    end - start would count the acknowledged records past the start too, so it is not used)
+    and its end offset; None when unknown."""
 
     start_offset: int | None
     end_offset: int | None
@@ -170,22 +171,22 @@ def share_view(read: ClusterRead, group: GroupRead) -> ShareView:
         tuple(m.subscribed_topic_names),
         tuple(TopicPartition(t.topic_name, p) for t in m.assignment.topic_partitions
               for p in sorted(t.partitions))) for m in described.members]
-    topics = {t for m in members for t in m.subscribed}
+    offsets = group.share_offsets
+    # an empty group has no subscriptions left, but its share-partitions keep their state
+    topics = {t for m in members for t in m.subscribed} | {tp.topic for tp in offsets or {}}
     view = ShareView(group.group_id, described.group_state, described.group_epoch,
                      described.assignment_epoch, described.assignor_name or None, members,
                      {t: read.partitions[t] for t in sorted(topics) if t in read.partitions})
-    offsets = getattr(group, "share_offsets", None)
     if offsets is None:
         view.notes.append("no share-partition offsets read (DescribeShareGroupOffsets): "
                           "backlog unknown")
         return view
     for tp in view.partitions():
         start, lag = offsets.get(tp, (None, None))
-        end = read.end_offsets.get(tp)
-        start, lag = _known(start), _known(lag)
-        if lag is None and start is not None and end is not None:
-            lag = max(0, end - start)
-        view.backlog[tp] = PartitionBacklog(start, end, lag)
+        view.backlog[tp] = PartitionBacklog(_known(start), read.end_offsets.get(tp), _known(lag))
+    if view.backlog and all(b.lag is None for b in view.backlog.values()):
+        view.notes.append("the broker reported no share-partition lag (DescribeShareGroupOffsets "
+                          "v1, Kafka 4.3+; or partitions not initialized yet): backlog unknown")
     return view
 
 
