@@ -9,14 +9,11 @@ unknown; a group whose answer carries an error keeps no offsets (unknown, never 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import assignframe_codec as codec
 
 from ..model import TopicPartition
-
-if TYPE_CHECKING:
-    from .reader import GroupRead
 
 __all__ = ["read_share_offsets"]
 
@@ -24,10 +21,11 @@ __all__ = ["read_share_offsets"]
 BATCH = 100
 
 
-def read_share_offsets(run: Any, groups: dict[str, GroupRead]) -> None:
+def read_share_offsets(run: Any, groups: dict[str, Any]) -> None:
     """Set ``share_offsets`` (partition -> (start offset, lag), Kafka's -1 for unknown) of every
-    described share group; ``run`` is the reader's pass (its ``send`` says a missing API)."""
-    by_node: dict[int, list[GroupRead]] = {}
+    described share group (the reader's ``GroupRead``s, which import this module: hence no type
+    names here); ``run`` is the reader's pass (its ``send`` says a missing API)."""
+    by_node: dict[int, list[Any]] = {}
     for group in groups.values():
         if group.group_type == "share" and group.described is not None \
                 and group.coordinator is not None:
@@ -37,7 +35,7 @@ def read_share_offsets(run: Any, groups: dict[str, GroupRead]) -> None:
             _ask(run, node, members[start:start + BATCH])
 
 
-def _ask(run: Any, node: int, batch: list[GroupRead]) -> None:
+def _ask(run: Any, node: int, batch: list[Any]) -> None:
     ids = [g.group_id for g in batch]
     response = run.send(node, "DescribeShareGroupOffsets",
                         lambda v: codec.describe_share_group_offsets_request(ids, v))

@@ -256,15 +256,35 @@ class StreamsView:
         return [m for m in self.members if not m.tasks.get("active")]
 
     def reconciling(self) -> list[str]:
-        return [m.member_id for m in self.members if m.tasks != m.target]
+        """Members whose tasks are not their target, or whose epoch is short of the group's
+        assignment epoch (one revoking tasks stays at its old epoch until it has given them
+        up)."""
+        return [m.member_id for m in self.members
+                if m.tasks != m.target or m.member_epoch < self.assignment_epoch]
+
+    def waited_for(self) -> dict[str, list[str]]:
+        """member -> active tasks of its target that it does not hold yet because no member
+        has released them (held by nobody in the describe: Kafka describes a member's
+        assigned tasks without those pending revocation)."""
+        held = {t for m in self.members for t in m.tasks.get("active", ())}
+        waiting = {m.member_id: [t for t in m.target.get("active", ()) if t not in held]
+                   for m in self.members}
+        return {member: tasks for member, tasks in waiting.items() if tasks}
 
     def not_given_up(self) -> dict[str, list[str]]:
-        """member -> the active tasks it still holds that its target no longer gives it (another
-        member waits for them until it revokes)."""
-        return {m.member_id: [t for t in m.tasks.get("active", ())
-                              if t not in m.target.get("active", ())]
-                for m in self.members
-                if any(t not in m.target.get("active", ()) for t in m.tasks.get("active", ()))}
+        """member -> the active tasks it still holds that its target gave to another: tasks
+        shown held but not in its target, and the tasks others wait for, said of the members
+        still at an epoch before the assignment epoch (the only ones that can be holding them:
+        a member that has revoked everything it was asked to is moved to the new epoch)."""
+        holding = {m.member_id: [t for t in m.tasks.get("active", ())
+                                 if t not in m.target.get("active", ())] for m in self.members}
+        waited = sorted({t for tasks in self.waited_for().values() for t in tasks},
+                        key=lambda t: _task_order(_split(t)))
+        if waited:
+            for m in self.members:
+                if m.member_epoch < self.assignment_epoch:
+                    holding[m.member_id] = holding[m.member_id] + waited
+        return {member: tasks for member, tasks in holding.items() if tasks}
 
     def member_lag(self, member: StreamsMember) -> int | None:
         known = [self.task_lags[t] for t in member.tasks.get("active", ())
@@ -289,12 +309,17 @@ class StreamsView:
         if self.idle():
             found.append(f"{len(self.idle())} member(s) without active tasks: "
                          + _listed([_who(m.member_id, m.client_id) for m in self.idle()]))
+        names = {m.member_id: m.client_id for m in self.members}
         holding = self.not_given_up()
         if holding:
-            names = {m.member_id: m.client_id for m in self.members}
             found.append("holding tasks it has not given up: " + _listed(
                 [f"{_who(member, names.get(member))} ({', '.join(tasks)})"
                  for member, tasks in holding.items()]))
+        waiting = self.waited_for()
+        if waiting:
+            found.append("waiting for tasks not yet released: " + _listed(
+                [f"{_who(member, names.get(member))} ({', '.join(tasks)})"
+                 for member, tasks in waiting.items()]))
         reconciling = self.reconciling()
         if reconciling:
             found.append(f"{len(reconciling)} member(s) reconciling toward epoch "
@@ -318,6 +343,7 @@ class StreamsView:
                          "lag": self.member_lag(m)} for m in self.members],
             "unassigned": self.unassigned(), "idle": [m.member_id for m in self.idle()],
             "reconciling": self.reconciling(), "not_given_up": self.not_given_up(),
+            "waited_for": self.waited_for(),
             "notes": self.notes,
         }
 

@@ -113,3 +113,59 @@ def test_streams_group_judged_through_kill_and_join(kafka43, runner):
         ("client_id", newcomer.client_id), ("group", APP), ("kind", "active"),
         ("member", newcomer.member_id)))] == 2
     assert samples[("assignframe_group_reconciling_members", (("group", APP),))] == 0
+
+
+def test_member_holding_tasks_it_has_not_given_up_is_named(kafka43, runner):
+    """A member (StreamsGroupHeartbeat through the codec) that keeps reporting the tasks the
+    broker moved to a newcomer (a real Kafka Streams member): inspect names it as holding them
+    and the newcomer as waiting, until it gives them up and the group settles."""
+    from raw_streams import RawStreamsMember
+
+    kafka = kafka43.bootstrap
+    app, topic = "streams-held", "held-in"
+    create_topics(kafka, {topic: 4})
+    stubborn = RawStreamsMember(kafka, app, topic)
+    try:
+        try:
+            wait_until("the raw member holding all 4 tasks",
+                       lambda: stubborn.held == [0, 1, 2, 3], 60)
+        except AssertionError as error:
+            raise AssertionError(f"{error}: it holds {stubborn.held}, epoch {stubborn.epoch}, "
+                                 f"errors {stubborn.errors}") from None
+        stubborn.errors.clear()  # refusals while the coordinator loaded, if any
+        newcomer = runner(STREAMS, kafka, app, topic, f"{app}-out", "st-new")
+
+        def held_back():
+            v = verdict(kafka, app)
+            view = v.view
+            if len(view.members) != 2 or not view.not_given_up():
+                return None
+            return v
+        stuck = wait_until("the raw member named as holding tasks", held_back, 120, pause=1)
+        view = stuck.view
+        late = member_named(view, "st-new-StreamThread-1-consumer")
+        raw = [m for m in view.members if m.member_id == stubborn.member_id][0]
+        moved = [f"0_{p}" for p in range(4) if p not in stubborn.assigned]
+        assert view.not_given_up() == {raw.member_id: moved}
+        assert view.waited_for() == {late.member_id: moved}
+        assert raw.member_epoch < view.assignment_epoch and raw.member_id in view.reconciling()
+        assert late.member_id in view.reconciling() and late.tasks["active"] == ()
+        assert any(p.startswith("holding tasks it has not given up: ") and raw.member_id[:8]
+                   in p for p in stuck.problems), stuck.problems
+        assert not stubborn.errors
+
+        stubborn.give_up()
+        settled = _settled_pair(kafka, app)
+        assert member_named(settled.view, "st-new-StreamThread-1-consumer").tasks["active"] == \
+            tuple(moved)
+        assert settled.view.not_given_up() == {} and settled.problems == []
+        newcomer.wait_for(lambda line: line.get("event") == "tasks"
+                          and line["active"] == moved, 60)
+    finally:
+        stubborn.leave()
+
+
+def _settled_pair(kafka, app):
+    return wait_until("the pair settled", lambda: (
+        lambda v: v if len(v.view.members) == 2 and not v.view.reconciling()
+        and not v.view.unassigned() else None)(verdict(kafka, app)), 120, pause=1)
