@@ -113,8 +113,8 @@ class ShareView:
 
     def member_backlog(self, member: ShareMember) -> int | None:
         """The backlog of the partitions ``member`` holds (shared ones count for each holder)."""
-        known = [self.backlog[tp].lag for tp in member.partitions
-                 if tp in self.backlog and self.backlog[tp].lag is not None]
+        known = [lag for tp in member.partitions
+                 if tp in self.backlog and (lag := self.backlog[tp].lag) is not None]
         return sum(known) if known else None
 
     def reconciling(self) -> list[str]:
@@ -235,9 +235,9 @@ class StreamsView:
         Metadata could size; tasks members hold are added when the topology was not read."""
         tasks = set()
         for subtopology, topics in self.subtopologies.items():
-            sizes = [self._partitions.get(t) for t in topics]
-            if sizes and all(n is not None for n in sizes):
-                tasks |= {f"{subtopology}_{p}" for p in range(max(sizes))}  # type: ignore[type-var]
+            sizes = [self._partitions[t] for t in topics if t in self._partitions]
+            if sizes and len(sizes) == len(topics):
+                tasks |= {f"{subtopology}_{p}" for p in range(max(sizes))}
         tasks |= {t for m in self.members for t in m.target.get("active", ())}
         return sorted(tasks, key=lambda t: _task_order(_split(t)))
 
@@ -287,9 +287,9 @@ class StreamsView:
         return {member: tasks for member, tasks in holding.items() if tasks}
 
     def member_lag(self, member: StreamsMember) -> int | None:
-        known = [self.task_lags[t] for t in member.tasks.get("active", ())
-                 if self.task_lags.get(t) is not None]
-        return sum(known) if known else None  # type: ignore[arg-type]
+        known = [lag for t in member.tasks.get("active", ())
+                 if (lag := self.task_lags.get(t)) is not None]
+        return sum(known) if known else None
 
     def subtopology_lags(self) -> dict[str, int | None]:
         lags: dict[str, int | None] = {}

@@ -2,11 +2,12 @@
 
 The broker is ``shared/java/broker`` (Kafka 4.1.0, the default) or ``shared/java/broker-4.3``
 (Kafka 4.3.1: share and Streams groups on; chosen by ``version="4.3"`` or
-``$ASSIGNFRAME_KAFKA_VERSION=4.3``, which the ``cluster-43`` tox env sets) (found like the golden data: ``$ASSIGNFRAME_SHARED`` or a
-``shared/`` beside the checkout, see :mod:`assignframe.testing.paths`), started with its own
-``sh start.sh DIR``: free ports, a node directory of its own, ``DIR/server.out`` as its log. It
-needs a Java 17 runtime (``$JAVA_HOME/bin/java`` or ``java`` on PATH). Whatever is missing fails
-loudly with one message saying what to install or set; nothing is skipped.
+``$ASSIGNFRAME_KAFKA_VERSION=4.3``, which the ``cluster-43`` tox env sets), found like the
+golden data (``$ASSIGNFRAME_SHARED`` or a ``shared/`` beside the checkout, see
+:mod:`assignframe.testing.paths`), started with its own ``sh start.sh DIR``: free ports, a node
+directory of its own, ``DIR/server.out`` as its log. It needs a Java 17 runtime
+(``$JAVA_HOME/bin/java`` or ``java`` on PATH). Whatever is missing fails loudly with one message
+saying what to install or set; nothing is skipped.
 
 :data:`TEST_PROPERTIES` are what the node gets on top of ``start.sh``'s defaults: Kafka's classic
 minimum session timeout (6 s) is lowered so tests may use shorter ones, and consumer-protocol
@@ -280,4 +281,5 @@ class KafkaNode:
             raise BrokerError(f"{self.describe()} came back on port {self.port}, not {port}")
 
     def describe(self) -> str:
-        return f"Kafka {self.version} node {HOST}:{self.port} in {self.directory} (log {self.log_path})"
+        return (f"Kafka {self.version} node {HOST}:{self.port} in {self.directory} "
+                f"(log {self.log_path})")

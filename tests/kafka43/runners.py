@@ -105,7 +105,8 @@ class JvmMember:
             return code
         except subprocess.TimeoutExpired:
             self.kill()
-            raise AssertionError(f"runner did not exit {seconds} s after SIGTERM ({self.log})")
+            raise AssertionError(
+                f"runner did not exit {seconds} s after SIGTERM ({self.log})") from None
 
 
 def start_runner(script: str, args: tuple[str, ...], log: Path,

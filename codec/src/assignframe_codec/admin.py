@@ -1,7 +1,7 @@
 """The bodies a read-only cluster reader sends and reads, declared like their schema tables:
 ListGroups, DescribeGroups, FindCoordinator, OffsetFetch, ListOffsets, DescribeCluster,
-DescribeShareGroupOffsets and the ApiVersions response. (MetadataRequest/Response and ApiVersionsRequest live in :mod:`.apis`
-with the other bodies ``assignframe decode`` reads.)
+DescribeShareGroupOffsets and the ApiVersions response. (MetadataRequest/Response and
+ApiVersionsRequest live in :mod:`.apis` with the other bodies ``assignframe decode`` reads.)
 
 Every field of every version is declared, so a body is walked exactly as Java walks it; the
 flexible threshold of each API comes from :mod:`.tables` and decides at run time whether strings,
@@ -9,9 +9,9 @@ arrays and bytes are compact and whether structs end with a tagged section. Mode
 from these declarations (:mod:`.flexible_models`), as for the KIP-848 kinds.
 
 Follows clients/src/main/resources/common/message/<Kind>.json of Apache Kafka 4.0 (trunk
-1eb7644, 4.0.0-SNAPSHOT), checked byte for byte against ../shared/golden/admin/codec.jsonl; DescribeShareGroupOffsets
-(KIP-932, v1 KIP-1226) follows Apache Kafka 4.3.1 (26b251a451), checked against the 4.3.1 broker
-(tests/kafka43).
+1eb7644, 4.0.0-SNAPSHOT), checked byte for byte against ../shared/golden/admin/codec.jsonl;
+DescribeShareGroupOffsets (KIP-932, v1 KIP-1226) follows Apache Kafka 4.3.1 (26b251a451) and is
+checked against the 4.3.1 broker (tests/kafka43; no Java golden bytes of it yet).
 A field absent at a version reads as the schema default (not always zero: see the ``default=``
 arguments), and writing a non-default value there is refused unless the schema marks it
 ``ignorable`` (then it is dropped, like Java).
@@ -223,7 +223,7 @@ DESCRIBE_CLUSTER_RESPONSE = message_struct(
     "cluster_authorized_operations" / Int32,                            # 0+
 )
 
-# --------------------------------------------------------------------------- DescribeShareGroupOffsets (90)
+# ------------------------------------------------------------- DescribeShareGroupOffsets (90)
 DESCRIBE_SHARE_GROUP_OFFSETS_REQUEST = message_struct(
     "groups" / Array(nested_struct(                                     # 0+
         "DescribeShareGroupOffsetsRequestGroup", 1,
