@@ -18,6 +18,7 @@ from typing import Any
 from ..audit.group import audit_group
 from ..audit.rerun import AuditContext
 from ..audit.rows import current_metrics
+from ..audit.streams_migration import is_classic_streams, streams_migration
 from ..snapshot import GroupSnapshot, snapshot_to_dict
 from .config import ClientConfig
 from .groups import NOT_SNAPSHOTTED, group_snapshot, rebalancing, unreadable
@@ -122,6 +123,8 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
     verdict.problems = _problems(snapshot, current)
     verdict.recommendation = first.get("recommendation")
     verdict.migration = _migration(first) if snapshot.group_type == "classic" else None
+    if is_classic_streams(snapshot):  # a Kafka Streams app moves to the Streams protocol
+        verdict.migration = streams_migration(snapshot)
     return verdict
 
 
