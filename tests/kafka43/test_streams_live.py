@@ -5,12 +5,18 @@ what the members print and Kafka's Admin says; kill -9 and a join as the history
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import urllib.request
+
 from kafka43_cluster import create_topics, member_named, produce, verdict
 from runners import describe, wait_until
 
 from assignframe.cluster.exporter import WatchMetrics
 from assignframe.cluster.history import changes, state_of
 from assignframe.cluster.share_streams import StreamsView
+from assignframe.testing.broker_base import free_port
 
 APP, FIRST, SECOND, OUT = "streams-a", "clicks-a", "views-a", "streams-a-out"
 STREAMS = "run-streams-member.sh"
@@ -20,6 +26,22 @@ ALL_TASKS = ["0_0", "0_1", "0_2", "0_3", "1_0", "1_1"]
 def _member(runner, kafka, client, threads=1):
     return runner(STREAMS, kafka, APP, FIRST, OUT, client,
                   env={"CLIENTS43_STREAM_THREADS": str(threads), "CLIENTS43_INPUT2": SECOND})
+
+
+def _watch(kafka: str, history, port: int) -> subprocess.Popen:
+    """``assignframe watch`` of the app's group, polling every second (stdout and stderr go to
+    a file next to the history: nothing reads the pipes)."""
+    with open(history.with_suffix(".log"), "wb") as out:
+        return subprocess.Popen([sys.executable, "-m", "assignframe", "watch",
+                                 "--bootstrap-server", kafka, "--interval", "1", "--history",
+                                 str(history), "--group", f"^{APP}$", "--metrics-port",
+                                 str(port)], stdout=out, stderr=out)
+
+
+def _history(history) -> list[dict]:
+    if not history.exists():
+        return []
+    return [json.loads(line) for line in history.read_text().splitlines() if line.strip()]
 
 
 def _threads(*runners) -> dict[str, list[str]]:
@@ -47,7 +69,7 @@ def _settled(kafka, runners, threads: int):
     return wait_until(f"{threads} settled Streams member(s)", probe, 150, pause=1)
 
 
-def test_streams_group_judged_through_kill_and_join(kafka43, runner):
+def test_streams_group_judged_through_kill_and_join(kafka43, runner, tmp_path):
     kafka = kafka43.bootstrap
     create_topics(kafka, {FIRST: 4, SECOND: 2, OUT: 1})
     produce(kafka, FIRST, 4, 10)
@@ -66,6 +88,20 @@ def test_streams_group_judged_through_kill_and_join(kafka43, runner):
     # the two threads of st-1 are two members of one process
     processes = {m.process_id for m in view.members if m.client_id.startswith("st-1-")}
     assert len(processes) == 1 and len(view.members) == 3
+    history, port = tmp_path / "history.jsonl", free_port()
+    watcher = _watch(kafka, history, port)
+    try:
+        _watched(kafka, runner, one, two, first, history, port)
+    finally:
+        watcher.kill()
+        watcher.wait(timeout=30)
+
+
+def _watched(kafka, runner, one, two, first, history, port):
+    """The rest of the test, with ``assignframe watch`` running beside it."""
+    view = first.view
+    wait_until("watch saw the group", lambda: any(e["event"] == "seen"
+                                                  for e in _history(history)), 60)
 
     # Kafka's Admin (describeStreamsGroups) reads the same members and tasks
     admin = describe(kafka, "streams", APP)
@@ -108,6 +144,20 @@ def test_streams_group_judged_through_kill_and_join(kafka43, runner):
     samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
                for family in metrics.families() for s in family.samples}
     assert samples[("assignframe_group_members", (("group", APP), ("type", "streams")))] == 3
+    # the watch process said the same, in its history and on its metrics endpoint
+    said = wait_until("watch's history naming the join", lambda: (lambda ev: ev if any(
+        e["event"] == "joined" and e["member_id"] == newcomer.member_id for e in ev) else None)(
+            _history(history)), 60)
+    assert {"event": "left", "member_id": killed.member_id} in [
+        {k: e[k] for k in ("event", "member_id")} for e in said if e["event"] == "left"]
+    handed = {task: new for e in said if e["event"] == "moved" for task, _, new in e["partitions"]}
+    assert all(handed.get(t) in survivors for t in killed.tasks["active"])
+    page = wait_until("watch's metrics of three members", lambda: (lambda text: text if (
+        f'assignframe_group_members{{group="{APP}",type="streams"}} 3.0' in text) else None)(
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read()
+            .decode()), 60)
+    assert f'assignframe_member_tasks{{client_id="{newcomer.client_id}",group="{APP}",' \
+        f'kind="active",member="{newcomer.member_id}"}} 2.0' in page
     assert samples[("assignframe_group_partitions", (("group", APP),))] == 6
     assert samples[("assignframe_member_tasks", (
         ("client_id", newcomer.client_id), ("group", APP), ("kind", "active"),
