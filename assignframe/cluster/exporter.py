@@ -16,6 +16,9 @@ Gauges describe the last poll; counters add up over the watch. Names and labels 
 ``assignframe_group_migration_refused{group}``           classic: 1 when the online upgrade fails
 ``assignframe_member_partitions{group,member,client_id}``  partitions a member owns
 ``assignframe_member_lag{group,member,client_id}``       lag of what a member owns (committed)
+``assignframe_group_backlog{group}``                     share: records past the start offsets
+``assignframe_group_behind_members{group}``              share: members short of the epoch
+``assignframe_member_tasks{group,member,client_id,kind}``  Streams: tasks by kind
 ``assignframe_rebalances_total{group}``                  generations / epochs gone by
 ``assignframe_groups_vanished_total``                    groups that were no longer listed
 ``assignframe_up``                                       1 when the last poll read the cluster
@@ -24,6 +27,12 @@ Gauges describe the last poll; counters add up over the watch. Names and labels 
 ``assignframe_scrape_errors_total{api}``                 failed polls, by the API that failed
 ``assignframe_polls_total``                              polls done
 ======================================================  ==================================
+
+Share groups fill the group gauges with partitions (a partition several members share counts
+for each of them in ``member_partitions``) and ``member_lag`` with each member's backlog;
+Streams groups with active tasks (``group_partitions`` is their task count, ``member_lag`` the
+lag of a member's active tasks' input partitions), ``reconciling_members`` as for the consumer
+protocol. A value the broker did not give is left out, never 0.
 
 While the cluster cannot be read (``assignframe_up`` 0), the per-group gauges are not served
 (the last poll's values would read as current): only ``assignframe_group_readable`` 0 for each
@@ -38,6 +47,7 @@ from typing import Any
 
 from .fleet import GroupVerdict
 from .history import GroupState
+from .share_streams import ShareView, StreamsView
 
 __all__ = ["WatchMetrics"]
 
@@ -92,13 +102,19 @@ class WatchMetrics:
             ("readable", "1 when the group was read fully"),
             ("lag", "records behind on the partitions with a committed offset"),
             ("uncommitted_partitions", "subscribed partitions with no committed offset"),
-            ("migration_refused", "classic groups: 1 when the online upgrade would fail"))}
+            ("migration_refused", "classic groups: 1 when the online upgrade would fail"),
+            ("backlog", "share groups: records past the share-partition start offsets"),
+            ("behind_members", "share groups: members short of the assignment epoch"))}
         per_member = {name: gauge(f"member_{name}", doc, ["group", "member", "client_id"])
                       for name, doc in (("partitions", "partitions the member owns"),
                                         ("lag", "lag of the partitions the member owns"))}
+        per_member["tasks"] = gauge("member_tasks", "Streams: tasks the member holds, by kind",
+                                    ["group", "member", "client_id", "kind"])
         if self.up:
             for v in self.verdicts:
                 self._group(v, members, gauges, per_member)
+                if v.view is not None and not v.unreadable:
+                    _view(v, v.view, members, gauges, per_member)
         else:  # nothing read now: only that it is not readable
             for group_id, state in sorted(self.states.items()):
                 if state.state != "Vanished":
@@ -160,6 +176,37 @@ class WatchMetrics:
             per_member["partitions"].add_metric(labels, len(assignment.partitions))
             if v.member_lag is not None:
                 per_member["lag"].add_metric(labels, v.member_lag.get(member, 0))
+
+
+def _view(v: GroupVerdict, view: ShareView | StreamsView, members: Any, gauges: dict[str, Any],
+          per_member: dict[str, Any]) -> None:
+    """A share or Streams group's gauges, from its view."""
+    g = [v.group_id]
+    members.add_metric([v.group_id, view.group_type], len(view.members))
+    if v.partitions is not None:
+        gauges["partitions"].add_metric(g, v.partitions)
+    if v.spread is not None:
+        gauges["assignment_spread"].add_metric(g, v.spread)
+    if v.lag_spread is not None:
+        gauges["lag_spread"].add_metric(g, v.lag_spread)
+    gauges["unowned_partitions"].add_metric(g, len(view.unassigned()))
+    gauges["reconciling_members"].add_metric(g, len(view.reconciling()))
+    if isinstance(view, ShareView):
+        if view.total_backlog() is not None:
+            gauges["backlog"].add_metric(g, view.total_backlog())
+        gauges["behind_members"].add_metric(g, len(view.behind()))
+        for m in view.members:
+            labels = [v.group_id, m.member_id, m.client_id or ""]
+            per_member["partitions"].add_metric(labels, len(m.partitions))
+            if view.member_backlog(m) is not None:
+                per_member["lag"].add_metric(labels, view.member_backlog(m))
+        return
+    for sm in view.members:
+        labels = [v.group_id, sm.member_id, sm.client_id or ""]
+        for kind, tasks in sm.tasks.items():
+            per_member["tasks"].add_metric([*labels, kind], len(tasks))
+        if view.member_lag(sm) is not None:
+            per_member["lag"].add_metric(labels, view.member_lag(sm))
 
 
 class _Collector:

@@ -9,7 +9,9 @@ with one warning and cut off, so the file stays valid JSON lines.
 Events (docs/cluster.md lists their fields): ``seen`` (first poll of a group), ``epoch``
 (generation or group epoch changed), ``state``, ``joined``, ``left``, ``moved`` (partitions from
 whom to whom), ``settled`` (stable and fully reconciled again: seconds since the first change),
-``stuck`` (not settled for longer than the threshold), ``unreadable``, ``vanished``.
+``stuck`` (not settled for longer than the threshold), ``unreadable``, ``vanished``. Share
+groups' owners are a partition's holders (comma-separated: several members may share one);
+Streams groups' are active tasks (``0_1``), so ``moved`` says which task went where.
 """
 
 from __future__ import annotations
@@ -73,6 +75,11 @@ def state_of(verdict: GroupVerdict) -> GroupState:
         for member, assignment in snapshot.current.assignments.items():
             for tp in assignment.partitions:
                 owners[f"{tp.topic}-{tp.partition}"] = member
+    elif verdict.view is not None:  # share and Streams groups
+        return GroupState(verdict.view.group_epoch, verdict.state, verdict.view.owners(),
+                          len(verdict.view.reconciling()), verdict.unreadable,
+                          members=None if verdict.unreadable else sorted(verdict.member_ids),
+                          group_type=verdict.group_type)
     for member, held in (verdict.held or {}).items():  # a rebalancing classic group
         for partition in held:
             owners[partition] = member
@@ -171,8 +178,13 @@ def _differences(before: GroupState, after: GroupState) -> list[dict[str, Any]]:
 
 def _members(state: GroupState) -> set[str]:
     """The members of a state: those the coordinator listed, or (a history written before
-    members were kept) those owning partitions."""
-    return set(state.members) if state.members is not None else set(state.owners.values())
+    members were kept) those holding something."""
+    return set(state.members) if state.members is not None else _holders(state)
+
+
+def _holders(state: GroupState) -> set[str]:
+    """Every member holding something (a share partition's holders are comma-separated)."""
+    return {m for owner in state.owners.values() for m in owner.split(",")}
 
 
 class History:
