@@ -16,13 +16,16 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ..classic.wire import decode_member_assignment
+from ..errors import CodecError
 from ..lag import partition_lag
 from ..model import Cluster, GroupAssignment, Member, MemberAssignment, TopicPartition
 from ..snapshot import CapturedMember, GroupSnapshot, MemberInfo, MemberWire, snapshot_from_wire
+from .group_records import group_generation
 from .reader import ClusterRead, GroupRead
 
 __all__ = ["NOT_SNAPSHOTTED", "REBALANCING", "group_snapshot", "rebalancing",
-           "unreadable"]
+           "rebalancing_assignments", "unreadable"]
 
 #: classic group states in which Kafka's DescribeGroups leaves member metadata out
 REBALANCING = ("PreparingRebalance", "CompletingRebalance")
@@ -59,6 +62,21 @@ def rebalancing(group: GroupRead) -> bool:
         all(not m.member_metadata for m in group.described.members)
 
 
+def rebalancing_assignments(group: GroupRead) -> dict[str, tuple[TopicPartition, ...]]:
+    """What each member of a rebalancing classic group holds: Kafka describes every member's
+    current assignment in any state (``describeNoMetadata`` leaves out only the subscription),
+    so the partitions are known while the new generation is made. An assignment that does not
+    decode counts as nothing held (the group is not snapshotted, so nothing is judged on it)."""
+    held: dict[str, tuple[TopicPartition, ...]] = {}
+    for m in group.described.members:
+        try:
+            held[m.member_id] = decode_member_assignment(m.member_assignment).partitions \
+                if m.member_assignment else ()
+        except CodecError:
+            held[m.member_id] = ()
+    return held
+
+
 def group_snapshot(read: ClusterRead, group: GroupRead) -> GroupSnapshot | None:
     """The snapshot of ``group`` (None for a group with no members, one :func:`unreadable`, one
     :func:`rebalancing`, or a share or Streams group: see :mod:`.share_streams`)."""
@@ -80,23 +98,25 @@ def _classic(read: ClusterRead, group: GroupRead) -> GroupSnapshot:
         # DescribeGroups shows the elected protocol's metadata only, not what else was offered
         MemberInfo(client_id=m.client_id or None, client_host=m.client_host or None),
     ) for m in described.members]
+    generation = group_generation(group.recorded, described.group_state,
+                                  (m.member_id for m in described.members))
     snapshot = snapshot_from_wire(
-        group.group_id, -1, described.protocol_data or None, members, read.partitions,
+        group.group_id, -1 if generation is None else generation,
+        described.protocol_data or None, members, read.partitions,
         lenient=True, group_state=described.group_state, observed_at=read.observed_at,
-        notes=("DescribeGroups does not report the generation",),
+        notes=() if generation is not None else (_generation_unknown(group),),
     )
-    return _with_generation(_with_lags(read, group, snapshot))
+    return _with_lags(read, group, snapshot)
 
 
-def _with_generation(snapshot: GroupSnapshot) -> GroupSnapshot:
-    """The generation members carry in their subscriptions (cooperative protocols, v2+), when
-    they agree; else it stays unknown (-1)."""
-    seen = {m.generation for m in snapshot.members.values() if m.generation >= 0}
-    if len(seen) != 1:
-        return snapshot
-
-    return replace(snapshot, generation=seen.pop(), notes=tuple(
-        n for n in snapshot.notes if not n.startswith("DescribeGroups does not report")))
+def _generation_unknown(group: GroupRead) -> str:
+    """Why a classic group's generation is not known (DescribeGroups does not report it; the
+    members' subscriptions carry their previous generation, never the group's)."""
+    if group.recorded is None:
+        return ("generation unknown: DescribeGroups does not report it and no GroupMetadata "
+                "record of the group was read from __consumer_offsets")
+    return (f"generation unknown: state {group.described.group_state}; the last stored "
+            f"generation, {group.recorded.generation}, is of other members or not yet current")
 
 
 def _consumer(read: ClusterRead, group: GroupRead) -> GroupSnapshot:
@@ -133,12 +153,12 @@ def _partitions(assignment: Any) -> tuple[TopicPartition, ...]:
 
 
 def _with_lags(read: ClusterRead, group: GroupRead, snapshot: GroupSnapshot) -> GroupSnapshot:
-    """Lag of every subscribed partition whose end offset was read (a partition without a
-    committed offset counts from ``latest``, the consumer default: 0)."""
-
+    """Lag of every subscribed partition with a committed offset whose end offset was read. A
+    partition nothing was committed for has no lag here (unknown, null in JSON): where its
+    consumer starts is its ``auto.offset.reset``, which the broker does not know."""
     lags = {}
     for tp in snapshot.partitions():
-        end = read.end_offsets.get(tp)
-        if end is not None:
-            lags[tp] = partition_lag(end, group.committed.get(tp), 0, "latest")
+        end, committed = read.end_offsets.get(tp), group.committed.get(tp)
+        if end is not None and committed is not None:
+            lags[tp] = partition_lag(end, committed, 0, "latest")
     return replace(snapshot, lags=lags or None)

@@ -176,13 +176,13 @@ def test_coordinator_moves_before_offsets_are_fetched(cluster, capsys):
     assert snapshot["group_id"] == CLASSIC
     # Java's committed offsets (read from node 2) reached the lags: end offset (the responder's
     # ListOffsets: 100000) minus what Java's OffsetFetch body committed; a partition without a
-    # committed offset (or with UNSTABLE_OFFSET_COMMIT) counts from latest: 0
+    # committed offset (or with UNSTABLE_OFFSET_COMMIT) has no lag: null, never 0
     fetched = golden_line("OffsetFetchResponse", 8, "real_offset_fetch_two_groups")["value"]
     committed = {(t["name"], p["partition_index"]): p["committed_offset"]
                  for t in fetched["groups"][0]["topics"] for p in t["partitions"]
                  if p["error_code"] == 0}
     assert snapshot["partition_lags"] == {
-        topic: [100_000 - committed[(topic, p)] if (topic, p) in committed else 0
+        topic: [100_000 - committed[(topic, p)] if (topic, p) in committed else None
                 for p in range(count)] for topic, count in loop.topics.items()}
 
 
