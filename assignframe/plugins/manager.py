@@ -37,7 +37,12 @@ from ..model import (
     SubscriptionMetadata,
     TopicPartition,
 )
-from ..registry import PluginSource, StrategyRegistry
+from ..registry import (
+    PluginSource,
+    RegisteredServerAssignor,
+    RegisteredStreamsAssignor,
+    StrategyRegistry,
+)
 from ..server_assignor import ServerAssignor
 from ..strategy import Strategy
 from ..streams_assignor import StreamsTaskAssignor
@@ -288,6 +293,10 @@ class PluginManager:
     def server_assignor_info(self) -> tuple[StrategyInfo, ...]:
         """Qualified name, class, distribution and version of every installed server assignor
         (``server:<name>``, then the Streams task assignors, ``streams:<name>``)."""
+        entries: tuple[RegisteredServerAssignor | RegisteredStreamsAssignor, ...] = (
+            *self.registry.server_entries(),
+            *self.registry.streams_entries(),
+        )
         return tuple(
             StrategyInfo(
                 name=entry.name,
@@ -297,7 +306,7 @@ class PluginManager:
                 version=entry.source.version,
                 protocols=entry.group_types,
             )
-            for entry in (*self.registry.server_entries(), *self.registry.streams_entries())
+            for entry in entries
         )
 
     def streams_assignor(self, name: str, **options: Any) -> StreamsTaskAssignor:

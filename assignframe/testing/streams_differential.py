@@ -151,7 +151,7 @@ def disagreement(mine: Mapping[str, Any], java: Mapping[str, Any]) -> str | None
 # "Aa" and "BB" share a String.hashCode, so do "AaAa"/"BBBB"/"AaBB": ties of HashMap order.
 _MEMBER_IDS = st.one_of(
     st.sampled_from(["Aa", "BB", "AaAa", "BBBB", "AaBB", "BBAa", "m1", "m2", "m10"]),
-    st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=6),
+    st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=6),
 )
 _SUBTOPOLOGY_IDS = st.one_of(
     st.sampled_from(["0", "1", "2", "3", "10", "11"]),
@@ -177,7 +177,7 @@ def streams_groups(draw: st.DrawFn) -> StreamsGroupSpec:
         current = MemberTasks()
         if universe and draw(st.floats(0, 1)) < sticky:
             pick = st.lists(st.sampled_from(universe), max_size=6, unique=True)
-            current = MemberTasks(draw(pick), draw(pick), draw(pick))
+            current = MemberTasks(tuple(draw(pick)), tuple(draw(pick)), tuple(draw(pick)))
         members.append(StreamsMember(member_id, draw(st.sampled_from(processes)), current))
     return StreamsGroupSpec(tuple(members), subtopologies, draw(st.integers(0, 3)))
 

@@ -30,6 +30,12 @@
  *          (members sorted, tasks sorted by subtopology id then partition), or
  *          {"error": {"class", "message"}} when Kafka's assignor throws.
  *
+ *   {"op": "message", "type": "StreamsGroupHeartbeatResponse", "version": 0, "hex": "..."}
+ *       Kafka 4.3.1's generated message class (kafka-clients' org.apache.kafka.common.message.<type>Data)
+ *       reads the bytes and writes them again: -> {"result": {"hex": <its bytes>, "json": <its
+ *       JsonConverter view>, "lowest": n, "highest": n}} (its supported versions); bytes it cannot read give
+ *       {"error": ...}.
+ *
  * Malformed requests -> {"error": {"class": "Kafka43Oracle$BadRequest", "message"}}; the process carries on.
  */
 
@@ -105,7 +111,7 @@ public final class Kafka43Oracle {
         }
     }
 
-    static void answer(JsonNode request, ObjectNode response) {
+    static void answer(JsonNode request, ObjectNode response) throws Exception {
         String op = text(required(request, "op", ""), "op");
         switch (op) {
             case "info": {
@@ -113,7 +119,7 @@ public final class Kafka43Oracle {
                 result.put("kafka_version", AppInfoParser.getVersion());
                 result.put("kafka_commit", AppInfoParser.getCommitId());
                 result.put("java_version", System.getProperty("java.version"));
-                result.putArray("ops").add("info").add("share_assign").add("streams_assign");
+                result.putArray("ops").add("info").add("share_assign").add("streams_assign").add("message");
                 return;
             }
             case "share_assign":
@@ -121,6 +127,9 @@ public final class Kafka43Oracle {
                 return;
             case "streams_assign":
                 streamsAssign(request, response);
+                return;
+            case "message":
+                message(request, response);
                 return;
             default:
                 throw new BadRequest("op: unknown op " + op);
@@ -346,6 +355,39 @@ public final class Kafka43Oracle {
         for (String subtopology : new TreeSet<>(tasks.keySet())) {
             for (int p : new TreeSet<>(tasks.get(subtopology))) out.addArray().add(subtopology).add(p);
         }
+    }
+
+    // ---- message bytes: Kafka's own generated classes -------------------------------------------------------
+
+    static void message(JsonNode request, ObjectNode response) throws Exception {
+        String type = text(required(request, "type", ""), "type");
+        if (!type.matches("[A-Za-z]+")) throw new BadRequest("type: expected a message name");
+        short version = (short) integer(required(request, "version", ""), "version");
+        byte[] bytes = java.util.HexFormat.of().parseHex(text(required(request, "hex", ""), "hex"));
+        Class<?> cls;
+        try {
+            cls = Class.forName("org.apache.kafka.common.message." + type + "Data");
+        } catch (ClassNotFoundException e) {
+            throw new BadRequest("type: no message class " + type + "Data in kafka-clients");
+        }
+        org.apache.kafka.common.protocol.Message message;
+        try {
+            message = (org.apache.kafka.common.protocol.Message) cls
+                .getConstructor(org.apache.kafka.common.protocol.Readable.class, short.class)
+                .newInstance(new org.apache.kafka.common.protocol.ByteBufferAccessor(java.nio.ByteBuffer.wrap(bytes)), version);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw (Exception) e.getCause();
+        }
+        org.apache.kafka.common.protocol.ObjectSerializationCache cache = new org.apache.kafka.common.protocol.ObjectSerializationCache();
+        java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(message.size(cache, version));
+        message.write(new org.apache.kafka.common.protocol.ByteBufferAccessor(out), cache, version);
+        Class<?> converter = Class.forName(cls.getName() + "JsonConverter");
+        JsonNode json = (JsonNode) converter.getMethod("write", cls, short.class, boolean.class).invoke(null, message, version, true);
+        ObjectNode result = response.putObject("result");
+        result.put("hex", java.util.HexFormat.of().formatHex(out.array()));
+        result.set("json", json);
+        result.put("lowest", cls.getField("LOWEST_SUPPORTED_VERSION").getShort(null));
+        result.put("highest", cls.getField("HIGHEST_SUPPORTED_VERSION").getShort(null));
     }
 
     // ---- request reading ------------------------------------------------------------------------------------
