@@ -1,5 +1,5 @@
 """streams:sticky against Kafka 4.3.1's own StickyTaskAssignor on generated Streams groups
-(``ASSIGNFRAME_DIFFERENTIAL_EXAMPLES``, 1,000 in tox): identical results, errors included."""
+(``ASSIGNFRAME_DIFFERENTIAL_EXAMPLES``, default 2,000): identical results, errors included."""
 
 from __future__ import annotations
 
