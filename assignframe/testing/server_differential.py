@@ -125,18 +125,21 @@ def java_line(scenario: Mapping[str, Any], java: Mapping[str, Any]) -> dict[str,
 
 def check_against_java(
     assignor: ServerAssignor, oracle: JavaOracle, found: Path, group_type: str | None = None
-) -> None:
+) -> int:
     """Generated groups give Java's result; the smallest counter-example goes to ``found``.
 
     :param group_type: ``consumer`` or ``share`` (default: the assignor's first group type)
+    :returns: how many groups were compared
     """
     kind = group_type or assignor.group_types[0]
     failures: list[dict[str, Any]] = []
+    compared = [0]
 
     @differential_settings()
     @given(kip848_scenarios(assignor.name, kind))
     def matches_java(scenario: dict[str, Any]) -> None:
         java = java_answer(oracle, assignor.name, scenario)
+        compared[0] += 1
         problem = disagreement(assignor, next(server_rounds(scenario)), java)
         if problem is not None:
             failures[:] = [java_line(scenario, java)] if "result" in java else []
@@ -144,6 +147,7 @@ def check_against_java(
 
     try:
         matches_java()
+        return compared[0]
     except AssertionError as exc:
         if not failures:
             raise
