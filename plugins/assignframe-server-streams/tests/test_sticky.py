@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from assignframe_server_streams import StickyTaskAssignor
+from hypothesis import given, settings
 
 from assignframe.plugins import get_plugin_manager
 from assignframe.streams_assignor import (
@@ -15,6 +16,7 @@ from assignframe.streams_assignor import (
     Subtopology,
     task_label,
 )
+from assignframe.testing.streams_differential import streams_groups
 
 TOPOLOGY = (Subtopology("0", 4, stateful=True), Subtopology("1", 4))
 
@@ -61,3 +63,27 @@ def test_one_process_gets_no_standby():
     members = [StreamsMember(f"t{i}", "only") for i in range(3)]
     result = StickyTaskAssignor().assign(group(*members, standby=2)).members
     assert not any(t.standby for t in result.values())
+
+
+@settings(max_examples=300, deadline=None)
+@given(streams_groups())
+def test_invariants_on_generated_groups(group):
+    """Every active task exactly once; a process never holds a task twice (active or standby);
+    at most num_standby_replicas standbys per task, only of stateful tasks; deterministic."""
+    result = StickyTaskAssignor().assign(group).members
+    assert result == StickyTaskAssignor().assign(group).members
+    assert set(result) == {m.member_id for m in group.members}
+    every = {(s.subtopology_id, p) for s in group.subtopologies for p in range(s.partitions)}
+    stateful = {
+        t for t in every if t[0] in {s.subtopology_id for s in group.subtopologies if s.stateful}
+    }
+    active = Counter(t for tasks in result.values() for t in tasks.active)
+    assert active == dict.fromkeys(every, 1)
+    standby = Counter(t for tasks in result.values() for t in tasks.standby)
+    assert set(standby) <= stateful
+    assert all(n <= group.num_standby_replicas for n in standby.values())
+    process_of = {m.member_id: m.process_id for m in group.members}
+    held = Counter(
+        (process_of[m], t) for m, tasks in result.items() for t in (*tasks.active, *tasks.standby)
+    )
+    assert all(n == 1 for n in held.values())
