@@ -17,7 +17,7 @@ from ..cluster.fleet import Inspection, inspect_cluster
 from ..cluster.reader import GROUP_TYPES, GroupFilter
 from ..errors import BrokerError, InputError
 from ..snapshot import snapshot_to_dict
-from ._common import CommandLineError, add_command, console, print_json
+from ._common import CommandLineError, add_command, checked_bootstrap, console, print_json
 
 __all__ = ["add_cluster_arguments", "cluster_settings", "print_inspection", "register",
            "write_inspection"]
@@ -67,6 +67,7 @@ def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
 
 def cluster_settings(args: argparse.Namespace) -> tuple[ClientConfig, GroupFilter]:
     """The client config and group filter the arguments ask for (bad ones exit 2)."""
+    checked_bootstrap(args.bootstrap_server)
     types = tuple(t.strip().lower() for t in args.type.split(",") if t.strip())
     unknown = [t for t in types if t not in GROUP_TYPES]
     if unknown or not types:
@@ -105,6 +106,7 @@ def _logging(config: ClientConfig, verbose: bool) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     config, wanted = cluster_settings(args)
+    writable_outputs(args.out, args.html)
     try:
         inspection = inspect_cluster(args.bootstrap_server, config, wanted, args.timeout)
     except BrokerError as exc:
@@ -118,6 +120,18 @@ def _run(args: argparse.Namespace) -> int:
     if args.out or args.html:
         write_inspection(args.out, args.html, inspection)
     return _said(inspection)
+
+
+def writable_outputs(out: Path | None, html: Path | None) -> None:
+    """``--out`` made and ``--html``'s folder present before the cluster is read: an output
+    that cannot be written is said at once ("cannot write"), not after the whole pass."""
+    try:
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+        if html is not None and not html.parent.is_dir():
+            raise FileNotFoundError(2, "No such file or directory", str(html.parent))
+    except OSError as exc:
+        raise InputError.unwritable(exc, str(exc.filename or out or html)) from None
 
 
 def _said(inspection: Inspection) -> int:
