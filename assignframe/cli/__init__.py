@@ -143,7 +143,8 @@ OUTPUT_OPTIONS = ("--out", "--html")
 
 def _is_output(path: str, words: Sequence[str]) -> bool:
     """``path`` is, or lies under, a value the user gave an output option."""
-    outputs = [after for option, after in zip(words, words[1:]) if option in OUTPUT_OPTIONS]
+    pairs = zip(words, words[1:], strict=False)
+    outputs = [after for option, after in pairs if option in OUTPUT_OPTIONS]
     outputs += [w.split("=", 1)[1] for w in words if w.split("=", 1)[0] in OUTPUT_OPTIONS
                 and "=" in w]
     return any(path == out or path.startswith(out.rstrip("/") + "/") for out in outputs)

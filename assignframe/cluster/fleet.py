@@ -22,7 +22,8 @@ from .groups import NOT_SNAPSHOTTED, described_size, group_snapshot, rebalancing
 from .reader import ClusterRead, GroupFilter, GroupRead, read_cluster
 from .transport import Transport
 
-__all__ = ["GroupVerdict", "Inspection", "inspect_cluster", "verdicts"]
+__all__ = ["GroupVerdict", "Inspection", "absent", "committed_lag", "inspect_cluster",
+           "verdicts"]
 
 
 @dataclass
@@ -41,12 +42,20 @@ class GroupVerdict:
     recommendation: str | None = None
     migration: str | None = None
     unreadable: str | None = None
+    #: lag of the partitions with a committed offset (end - committed); None: none known
+    lag_total: int | None = None
     snapshot: GroupSnapshot | None = None
 
     def badness(self) -> tuple[int, int, int, int]:
         """Worst first: unreadable, then problems, spread and lag spread."""
         return (1 if self.unreadable else 0, len(self.problems), self.spread or 0,
                 self.lag_spread or 0)
+
+    def triage(self) -> tuple[int, int, int, int, int]:
+        """The fleet table's order: unreadable groups, then groups with members worst first,
+        then groups without members (committed offsets only) last."""
+        rank = 0 if self.unreadable else (1 if self.members else 2)
+        return (rank, *(-x for x in self.badness()))
 
     def as_dict(self) -> dict[str, Any]:
         data = {k: v for k, v in self.__dict__.items() if k != "snapshot"}
@@ -60,6 +69,8 @@ class Inspection:
     read: ClusterRead
     verdicts: list[GroupVerdict]
     requests: dict[str, int]
+    #: groups asked for by id that do not exist (never a row of their own)
+    missing: list[str] = field(default_factory=list)
 
     @property
     def snapshots(self) -> list[GroupSnapshot]:
@@ -78,17 +89,36 @@ def inspect_cluster(bootstrap: str, config: ClientConfig, wanted: GroupFilter,
         read = read_cluster(transport, wanted)
     finally:
         transport.close()
-    return Inspection(read, verdicts(read, context), transport.requests_per_api())
+    missing = [g.group_id for g in read.groups if absent(g)]
+    return Inspection(read, verdicts(read, context), transport.requests_per_api(), missing)
+
+
+def absent(group: GroupRead) -> bool:
+    """A group asked for by id that ListGroups did not list and the coordinator does not know
+    (Dead, or GROUP_ID_NOT_FOUND), with no committed offsets: there is no such group."""
+    return not group.listed and not group.committed and (
+        group.state == "Dead" or any("GROUP_ID_NOT_FOUND" in p for p in group.problems))
 
 
 def verdicts(read: ClusterRead, context: AuditContext | None = None) -> list[GroupVerdict]:
+    """A verdict per group read (none for :func:`absent` ones), in triage order."""
     context = context or AuditContext.create()
-    judged = [_verdict(read, group, context) for group in read.groups]
-    return sorted(judged, key=lambda v: (tuple(-x for x in v.badness()), v.group_id))
+    judged = [_verdict(read, group, context) for group in read.groups if not absent(group)]
+    return sorted(judged, key=lambda v: (v.triage(), v.group_id))
+
+
+def committed_lag(read: ClusterRead, group: GroupRead) -> int | None:
+    """Total lag of ``group``'s partitions with a committed offset whose end offset was read
+    (end - committed, never negative); None when there is no such partition. Partitions never
+    committed are not counted: their lag is not known."""
+    known = [max(0, read.end_offsets[tp] - offset) for tp, offset in group.committed.items()
+             if tp in read.end_offsets]
+    return sum(known) if known else None
 
 
 def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> GroupVerdict:
     verdict = GroupVerdict(group.group_id, group.group_type, group.state)
+    verdict.lag_total = committed_lag(read, group)
     verdict.unreadable = unreadable(group)
     if verdict.unreadable:
         if group.group_type in NOT_SNAPSHOTTED and group.described is not None:
@@ -138,8 +168,7 @@ def _problems(snapshot: GroupSnapshot, current: dict[str, Any]) -> list[str]:
 
 
 def _lag_without_members(read: ClusterRead, group: GroupRead) -> list[str]:
-    lag = sum(max(0, read.end_offsets.get(tp, offset) - offset)
-              for tp, offset in group.committed.items())
+    lag = committed_lag(read, group)
     return [f"no members; lag {lag} on {len(group.committed)} committed partition(s)"] \
         if lag else []
 
