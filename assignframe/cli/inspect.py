@@ -17,7 +17,7 @@ from ..cluster.reader import GROUP_TYPES, GroupFilter
 from ..errors import BrokerError, InputError
 from ..snapshot import snapshot_to_dict
 from ._common import CommandLineError, add_command, checked_bootstrap, console, print_json
-from .inspect_view import FORMATS, GROUP_STATES, parse_states, print_rows, shown
+from .inspect_view import FORMATS, GROUP_STATES, parse_states, print_details, print_rows, shown
 
 __all__ = ["add_cluster_arguments", "cluster_settings", "print_inspection", "register",
            "write_inspection"]
@@ -54,6 +54,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="table (default on a terminal), plain (default when piped: "
                         "aligned columns), tsv or csv (a header, one row per group: problems, "
                         "verdicts, lag totals)")
+    parser.add_argument("--detail", action="store_true",
+                        help="each group in detail, as kafka-consumer-groups.sh --describe "
+                        "--state, --members --verbose and --offsets show it: coordinator, "
+                        "assignor, state; per partition the committed and log-end offsets, lag, "
+                        "owner, host and client id (--json: one object per group)")
     parser.add_argument("--json", action="store_true",
                         help="one group snapshot per line (audit input)")
     parser.add_argument("--out", type=Path, metavar="DIR",
@@ -134,7 +139,9 @@ def _run(args: argparse.Namespace) -> int:
                          "(ids are exact; a regular expression such as 'orders.*' matches "
                          "several)", "--group")
     rows = shown(inspection, states, args.problem)
-    if args.json:
+    if args.detail:
+        _print_details(inspection, rows, args.json, form)
+    elif args.json:
         for verdict in rows:
             if verdict.snapshot is not None:
                 print_json(snapshot_to_dict(verdict.snapshot))
@@ -144,6 +151,19 @@ def _run(args: argparse.Namespace) -> int:
     if args.out or args.html:
         write_inspection(args.out, args.html, inspection)
     return _said(inspection)
+
+
+def _print_details(inspection: Inspection, rows: list[GroupVerdict], as_json: bool,
+                   form: str) -> None:
+    from ..cluster.detail import group_detail
+
+    reads = {g.group_id: g for g in inspection.read.groups}
+    details = [group_detail(inspection.read, reads[v.group_id], v.snapshot) for v in rows]
+    if as_json:
+        for detail in details:
+            print_json(detail.as_dict())
+    else:
+        print_details(details, form)
 
 
 def writable_outputs(out: Path | None, html: Path | None) -> None:

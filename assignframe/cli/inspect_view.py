@@ -14,8 +14,8 @@ from typing import Any
 from ..cluster.fleet import GroupVerdict, Inspection
 from ._common import CommandLineError
 
-__all__ = ["FORMATS", "GROUP_STATES", "COLUMNS", "parse_states", "print_rows", "shown",
-           "summary"]
+__all__ = ["COLUMNS", "DETAIL_COLUMNS", "FORMATS", "GROUP_STATES", "parse_states",
+           "print_details", "print_rows", "shown", "summary"]
 
 #: --format values; the default is "table" on a terminal and "plain" otherwise
 FORMATS = ("table", "plain", "tsv", "csv")
@@ -25,6 +25,13 @@ GROUP_STATES = ("Empty", "Stable", "PreparingRebalance", "CompletingRebalance", 
 #: the fleet row's columns, in order; problems and the verdicts last (the long cells)
 COLUMNS = ("group", "type", "protocol", "state", "members", "partitions", "spread", "lag",
            "lag spread", "recommended", "migration", "problems")
+
+
+#: --detail's columns: kafka-consumer-groups.sh's --state, --members --verbose and --offsets
+#: in one row per partition (a member owning none: one row without a partition)
+DETAIL_COLUMNS = ("group", "coordinator", "coordinator_id", "assignor", "state", "topic",
+                  "partition", "current_offset", "log_end_offset", "lag", "member_id", "host",
+                  "client_id")
 
 
 def parse_states(values: Sequence[str] | None) -> tuple[str, ...]:
@@ -100,21 +107,51 @@ def print_rows(inspection: Inspection, rows: Sequence[GroupVerdict], form: str) 
         _table(summary(inspection, rows), rows)
 
 
+def print_details(details: Sequence[Any], form: str) -> None:
+    """``--detail``: :class:`~assignframe.cluster.detail.GroupDetail` rows in ``form`` (table
+    and plain: aligned columns; unknown values ``-``)."""
+    unknown = "" if form in ("tsv", "csv") else "-"
+    lines = [row for detail in details for row in _detail_cells(detail, unknown)]
+    if form in ("tsv", "csv"):
+        _write_delimited(DETAIL_COLUMNS, lines, "\t" if form == "tsv" else ",")
+    else:
+        _plain(lines, DETAIL_COLUMNS)
+
+
+def _detail_cells(detail: Any, unknown: str) -> list[list[str]]:
+    def cell(value: Any) -> str:
+        return unknown if value is None else str(value)
+
+    group = [detail.group_id, cell(detail.coordinator), cell(detail.coordinator_id),
+             cell(detail.assignor), cell(detail.state)]
+    rows = [group + [p.topic, str(p.partition), cell(p.current_offset), cell(p.log_end_offset),
+                     cell(p.lag), cell(p.member_id), cell(p.host), cell(p.client_id)]
+            for p in detail.partitions]
+    rows += [group + [unknown] * 5 + [m.member_id, cell(m.host), cell(m.client_id)]
+             for m in detail.members if not m.partitions]
+    return rows or [group + [unknown] * 8]
+
+
 def _delimited(rows: Iterable[GroupVerdict], delimiter: str) -> None:
-    """Unknown values are empty fields; a cell never holds the delimiter or a newline."""
+    _write_delimited(COLUMNS, [_cells(v, "") for v in rows], delimiter)
+
+
+def _write_delimited(columns: Sequence[str], lines: Iterable[list[str]],
+                     delimiter: str) -> None:
+    """Unknown values are empty fields; a cell never holds a tab or a newline."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n",
                         quoting=csv.QUOTE_MINIMAL)
-    writer.writerow([c.replace(" ", "_") for c in COLUMNS])
-    for verdict in rows:
-        writer.writerow([c.replace("\t", " ").replace("\n", " ") for c in _cells(verdict, "")])
+    writer.writerow([c.replace(" ", "_") for c in columns])
+    for line in lines:
+        writer.writerow([c.replace("\t", " ").replace("\n", " ") for c in line])
     sys.stdout.write(buffer.getvalue())
 
 
-def _plain(lines: list[list[str]]) -> None:
+def _plain(lines: list[list[str]], columns: Sequence[str] = COLUMNS) -> None:
     """Columns aligned with spaces, no box drawing (for grep, awk and less)."""
-    header = [c.upper().replace(" ", "-") for c in COLUMNS]
-    widths = [max(len(row[i]) for row in [header, *lines]) for i in range(len(COLUMNS))]
+    header = [c.upper().replace(" ", "-").replace("_", "-") for c in columns]
+    widths = [max(len(row[i]) for row in [header, *lines]) for i in range(len(columns))]
     for row in [header, *lines]:
         line = "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True))
         sys.stdout.write(line.rstrip() + "\n")
