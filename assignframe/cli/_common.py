@@ -43,7 +43,8 @@ class CommandLineError(InputError):
 #: What every command's exit code means (docs/cli.md, "Errors and exit status").
 EXIT_STATUS = (
     "exit status: 0 all done; 1 done, but something was skipped (one line each on stderr),\n"
-    "or a plugin misbehaved; 2 unusable input or usage. An error is one line on stderr:\n"
+    "or a plugin misbehaved; 2 unusable input or usage; 130 interrupted (Ctrl-C).\n"
+    "An error is one line on stderr:\n"
     "'assignframe: error: WHAT (WHERE)'"
 )
 

@@ -30,13 +30,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         summary="read a live cluster's groups (read-only) and judge each one",
         description=(
             "Read every consumer group of a running cluster once, without changing anything\n"
-            "(no join, heartbeat or commit is ever sent), and print a fleet table, worst\n"
-            "first: members, partitions, spread, lag, problems, recommended strategy and\n"
-            "migration verdict. --json prints one group snapshot per line, which\n"
-            "'assignframe audit' reads as it is."
+            "(no join, heartbeat or commit is ever sent). Prints a summary line (groups, with\n"
+            "members, with problems, unreadable, without members), then one row per group:\n"
+            "unreadable groups first, then groups with members worst first, groups with\n"
+            "committed offsets only last (members, partitions, spread, lag, problems,\n"
+            "recommended strategy, migration verdict). A table on a terminal, plain columns\n"
+            "when piped, --format tsv/csv for scripts. --detail shows what\n"
+            "kafka-consumer-groups.sh --describe shows (offsets, members, state). --json\n"
+            "prints one group snapshot per line, which 'assignframe audit' reads as it is.\n"
+            "A connection that fails says why (refused, DNS, not Kafka, SASL/TLS mismatch,\n"
+            "authentication, timeout); Ctrl-C exits 130."
         ),
         examples=(
             "assignframe inspect --bootstrap-server broker1:9092",
+            "assignframe inspect --bootstrap-server b1:9092 --problem any --state stable,empty",
+            "assignframe inspect --bootstrap-server b1:9092 --group orders-a,orders-b "
+            "--detail --format tsv",
             "assignframe inspect --bootstrap-server b1:9093 --command-config client.properties "
             "--group '^orders-' --json > groups.jsonl",
         ),
@@ -100,8 +109,7 @@ def cluster_settings(args: argparse.Namespace) -> tuple[ClientConfig, GroupFilte
         try:
             re.compile(item)
         except re.error as exc:
-            raise CommandLineError(f"not a regular expression: {item}: {exc}",
-                                   "--group") from None
+            raise CommandLineError(f"not a regular expression: {exc}", "--group") from None
     config = read_client_config(args.command_config)
     _logging(config, args.verbose)
     for key in config.ignored:

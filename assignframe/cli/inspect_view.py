@@ -58,7 +58,8 @@ def shown(inspection: Inspection, states: Sequence[str],
     for verdict in inspection.verdicts:
         if states and verdict.state not in states:
             continue
-        said = " ".join(_problems(verdict)).lower()
+        said = " ".join(_problems(verdict)).lower() + (" unreadable" if verdict.unreadable
+                                                       else "")
         if words and not any((w == "any" and said) or (w != "any" and w in said)
                              for w in words):
             continue
