@@ -14,11 +14,20 @@ Gauges describe the last poll; counters add up over the watch. Names and labels 
 ``assignframe_group_migration_refused{group}``           classic: 1 when the online upgrade fails
 ``assignframe_member_partitions{group,member,client_id}``  partitions a member owns
 ``assignframe_member_lag{group,member,client_id}``       lag of what a member owns
+``assignframe_group_backlog{group}``                     share: records past the start offsets
+``assignframe_group_behind_members{group}``              share: members short of the epoch
+``assignframe_member_tasks{group,member,client_id,kind}``  Streams: tasks by kind
 ``assignframe_rebalances_total{group}``                  epoch / generation changes seen
 ``assignframe_partitions_moved_total{group}``            partitions that changed owner
 ``assignframe_scrape_errors_total{api}``                 failed polls, by the API that failed
 ``assignframe_polls_total``                              polls done
 ======================================================  ==================================
+
+Share groups fill the group gauges with partitions (a partition several members share counts
+for each of them in ``member_partitions``) and ``member_lag`` with each member's backlog;
+Streams groups with active tasks (``group_partitions`` is their task count, ``member_lag`` the
+lag of a member's active tasks' input partitions), ``reconciling_members`` as for the consumer
+protocol. A value the broker did not give is left out, never 0.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from typing import Any
 
 from .fleet import GroupVerdict
 from .history import GroupState
+from .share_streams import ShareView, StreamsView
 
 __all__ = ["WatchMetrics"]
 
@@ -76,12 +86,18 @@ class WatchMetrics:
             ("reconciling_members", "members whose assignment is short of their target"),
             ("unsettled_seconds", "seconds since the group was last stable and reconciled"),
             ("readable", "1 when the group was read fully"),
-            ("migration_refused", "classic groups: 1 when the online upgrade would fail"))}
+            ("migration_refused", "classic groups: 1 when the online upgrade would fail"),
+            ("backlog", "share groups: records past the share-partition start offsets"),
+            ("behind_members", "share groups: members short of the assignment epoch"))}
         per_member = {name: gauge(f"member_{name}", doc, ["group", "member", "client_id"])
                       for name, doc in (("partitions", "partitions the member owns"),
                                         ("lag", "lag of the partitions the member owns"))}
+        per_member["tasks"] = gauge("member_tasks", "Streams: tasks the member holds, by kind",
+                                    ["group", "member", "client_id", "kind"])
         for v in self.verdicts:
             self._group(v, members, gauges, per_member)
+            if v.view is not None and not v.unreadable:
+                _view(v, v.view, members, gauges, per_member)
         yield members
         yield from gauges.values()
         yield from per_member.values()
@@ -125,6 +141,37 @@ class WatchMetrics:
             if snapshot.lags is not None:
                 per_member["lag"].add_metric(labels, sum(snapshot.lags.get(tp, 0)
                                                          for tp in assignment.partitions))
+
+
+def _view(v: GroupVerdict, view: ShareView | StreamsView, members: Any, gauges: dict[str, Any],
+          per_member: dict[str, Any]) -> None:
+    """A share or Streams group's gauges, from its view."""
+    g = [v.group_id]
+    members.add_metric([v.group_id, view.group_type], len(view.members))
+    if v.partitions is not None:
+        gauges["partitions"].add_metric(g, v.partitions)
+    if v.spread is not None:
+        gauges["assignment_spread"].add_metric(g, v.spread)
+    if v.lag_spread is not None:
+        gauges["lag_spread"].add_metric(g, v.lag_spread)
+    gauges["unowned_partitions"].add_metric(g, len(view.unassigned()))
+    gauges["reconciling_members"].add_metric(g, len(view.reconciling()))
+    if isinstance(view, ShareView):
+        if view.total_backlog() is not None:
+            gauges["backlog"].add_metric(g, view.total_backlog())
+        gauges["behind_members"].add_metric(g, len(view.behind()))
+        for m in view.members:
+            labels = [v.group_id, m.member_id, m.client_id or ""]
+            per_member["partitions"].add_metric(labels, len(m.partitions))
+            if view.member_backlog(m) is not None:
+                per_member["lag"].add_metric(labels, view.member_backlog(m))
+        return
+    for sm in view.members:
+        labels = [v.group_id, sm.member_id, sm.client_id or ""]
+        for kind, tasks in sm.tasks.items():
+            per_member["tasks"].add_metric([*labels, kind], len(tasks))
+        if view.member_lag(sm) is not None:
+            per_member["lag"].add_metric(labels, view.member_lag(sm))
 
 
 class _Collector:

@@ -4,7 +4,9 @@ The verdict's numbers are the audit's (:func:`assignframe.audit.audit_group` on 
 snapshot, exactly as ``assignframe audit`` reads ``inspect --json``): current validity and
 problems, spread of partitions and of lag per member, idle members, the recommended strategy and,
 for classic groups, the migration verdict. A group that could not be read is a verdict of its
-own (``unreadable``), ranked worst: it is never shown as healthy.
+own (``unreadable``), ranked worst: it is never shown as healthy. Share and Streams groups are
+judged on views of their own (:mod:`.share_streams`: balance, idle and behind members, backlog
+or task lag, reconciliation), kept in :attr:`GroupVerdict.view`.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from typing import Any
 from ..audit.group import audit_group
 from ..audit.rerun import AuditContext
 from ..audit.rows import current_metrics
+from ..audit.streams_migration import is_classic_streams, streams_migration
 from ..snapshot import GroupSnapshot, snapshot_to_dict
 from .config import ClientConfig
-from .groups import NOT_SNAPSHOTTED, described_size, group_snapshot, rebalancing, unreadable
+from .groups import NOT_SNAPSHOTTED, group_snapshot, rebalancing, unreadable
 from .reader import ClusterRead, GroupFilter, GroupRead, read_cluster
+from .share_streams import ShareView, StreamsView, view_of
 from .transport import Transport
 
 __all__ = ["GroupVerdict", "Inspection", "absent", "committed_lag", "inspect_cluster",
@@ -45,6 +49,7 @@ class GroupVerdict:
     #: lag of the partitions with a committed offset (end - committed); None: none known
     lag_total: int | None = None
     snapshot: GroupSnapshot | None = None
+    view: ShareView | StreamsView | None = None
 
     def badness(self) -> tuple[int, int, int, int]:
         """Worst first: unreadable, then problems, spread and lag spread."""
@@ -58,7 +63,9 @@ class GroupVerdict:
         return (rank, *(-x for x in self.badness()))
 
     def as_dict(self) -> dict[str, Any]:
-        data = {k: v for k, v in self.__dict__.items() if k != "snapshot"}
+        data = {k: v for k, v in self.__dict__.items() if k not in ("snapshot", "view")}
+        if self.view is not None:
+            data["detail"] = self.view.as_dict()
         return data
 
 
@@ -121,9 +128,9 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
     verdict.lag_total = committed_lag(read, group)
     verdict.unreadable = unreadable(group)
     if verdict.unreadable:
-        if group.group_type in NOT_SNAPSHOTTED and group.described is not None:
-            verdict.members, verdict.partitions = described_size(group)  # read, not judged
         return verdict
+    if group.group_type in NOT_SNAPSHOTTED:
+        return _judged_view(read, group, verdict)
     if rebalancing(group):
         verdict.members = len(group.described.members)
         verdict.problems = [f"state {group.state}: rebalancing (Kafka describes members without "
@@ -146,6 +153,35 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
     verdict.problems = _problems(snapshot, current)
     verdict.recommendation = first.get("recommendation")
     verdict.migration = _migration(first) if snapshot.group_type == "classic" else None
+    if is_classic_streams(snapshot):  # a Kafka Streams app moves to the Streams protocol
+        verdict.migration = streams_migration(snapshot)
+    return verdict
+
+
+def _judged_view(read: ClusterRead, group: GroupRead, verdict: GroupVerdict) -> GroupVerdict:
+    """A share group: partitions per member, backlog spread over members; a Streams group:
+    active tasks per member, task lag spread over members (the views' own numbers)."""
+    view = view_of(read, group)
+    verdict.view = view
+    if view is None or not view.members:
+        verdict.members, verdict.partitions = 0, None
+        if view is not None and isinstance(view, ShareView) and view.total_backlog():
+            verdict.problems = [f"no members; backlog {view.total_backlog()}"]
+        return verdict
+    verdict.protocol = view.assignor
+    verdict.members = len(view.members)
+    verdict.spread = view.spread()
+    if isinstance(view, ShareView):
+        verdict.partitions = len(view.partitions())
+        lags = [view.member_backlog(m) for m in view.members]
+    else:
+        verdict.partitions = len(view.all_tasks())
+        lags = [view.member_lag(m) for m in view.members]
+    known = [lag for lag in lags if lag is not None]
+    verdict.lag_spread = max(known) - min(known) if known and len(known) == len(lags) else None
+    verdict.problems = view.problems()
+    if group.share_offsets_error:
+        verdict.problems.append(f"DescribeShareGroupOffsets: {group.share_offsets_error}")
     return verdict
 
 

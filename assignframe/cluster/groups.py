@@ -21,17 +21,15 @@ from ..model import Cluster, GroupAssignment, Member, MemberAssignment, TopicPar
 from ..snapshot import CapturedMember, GroupSnapshot, MemberInfo, MemberWire, snapshot_from_wire
 from .reader import ClusterRead, GroupRead
 
-__all__ = ["NOT_SNAPSHOTTED", "REBALANCING", "described_size", "group_snapshot", "rebalancing",
+__all__ = ["NOT_SNAPSHOTTED", "REBALANCING", "group_snapshot", "rebalancing",
            "unreadable"]
 
 #: classic group states in which Kafka's DescribeGroups leaves member metadata out
 REBALANCING = ("PreparingRebalance", "CompletingRebalance")
 #: ConsumerGroupDescribe v1's member type (KIP-1099): 0 classic, 1 consumer
 _MEMBER_TYPES = {0: "classic", 1: "consumer"}
-#: group types the reader describes but never turns into snapshots (so never judges)
+#: group types with no GroupSnapshot: judged as views of their own (.share_streams)
 NOT_SNAPSHOTTED = ("share", "streams")
-_TASK_KINDS = (("active_tasks", "active"), ("standby_tasks", "standby"),
-               ("warmup_tasks", "warm-up"))
 
 
 def unreadable(group: GroupRead) -> str | None:
@@ -49,44 +47,7 @@ def unreadable(group: GroupRead) -> str | None:
             described.protocol_type not in ("consumer", ""):
         return (f"group {group.group_id} has protocol type {described.protocol_type!r}: "
                 "not a consumer group (Connect, Schema Registry ...)")
-    if group.group_type in NOT_SNAPSHOTTED:
-        return _not_judged(group)
     return None
-
-
-def described_size(group: GroupRead) -> tuple[int, int | None]:
-    """(members, partitions) a share or streams group's describe named: a share group's
-    distinct assigned partitions; None for a streams group, whose members hold tasks."""
-    members = group.described.members
-    if group.group_type == "share":
-        return len(members), len(_share_partitions(members))
-    return len(members), None
-
-
-def _share_partitions(members: Any) -> set[tuple[str, int]]:
-    return {(t.topic_name, p) for m in members for t in m.assignment.topic_partitions
-            for p in t.partitions}
-
-
-def _tasks(members: Any, kind: str) -> set[tuple[str, int]]:
-    """The distinct (subtopology, partition) tasks of one kind the members hold."""
-    return {(t.subtopology_id, p) for m in members for t in getattr(m.assignment, kind)
-            for p in t.partitions}
-
-
-def _not_judged(group: GroupRead) -> str:
-    """What was read of a share or streams group, and that it is not judged: the reader
-    describes them (ShareGroupDescribe, StreamsGroupDescribe) but makes no snapshot of them, so
-    no balance, validity or lag verdict exists (never shown as healthy)."""
-    members = group.described.members
-    if group.group_type == "share":
-        what = f"{len(_share_partitions(members))} partition(s) assigned"
-    else:
-        what = ", ".join(f"{len(_tasks(members, kind))} {name}"
-                         for kind, name in _TASK_KINDS) + " task(s) assigned"
-    return (f"{group.group_type} group {group.group_id}: described ({len(members)} member(s), "
-            f"{what}) but not judged: assignframe makes no snapshot of {group.group_type} "
-            "groups")
 
 
 def rebalancing(group: GroupRead) -> bool:
@@ -99,9 +60,10 @@ def rebalancing(group: GroupRead) -> bool:
 
 
 def group_snapshot(read: ClusterRead, group: GroupRead) -> GroupSnapshot | None:
-    """The snapshot of ``group`` (None for a group with no members, one :func:`unreadable`, or
-    one :func:`rebalancing`)."""
-    if unreadable(group) or not group.described.members or rebalancing(group):
+    """The snapshot of ``group`` (None for a group with no members, one :func:`unreadable`, one
+    :func:`rebalancing`, or a share or Streams group: see :mod:`.share_streams`)."""
+    if unreadable(group) or not group.described.members or rebalancing(group) or \
+            group.group_type in NOT_SNAPSHOTTED:
         return None
     if group.group_type == "consumer":
         snapshot = _consumer(read, group)

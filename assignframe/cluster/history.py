@@ -9,7 +9,9 @@ with one warning and cut off, so the file stays valid JSON lines.
 Events (docs/cluster.md lists their fields): ``seen`` (first poll of a group), ``epoch``
 (generation or group epoch changed), ``state``, ``joined``, ``left``, ``moved`` (partitions from
 whom to whom), ``settled`` (stable and fully reconciled again: seconds since the first change),
-``stuck`` (not settled for longer than the threshold), ``unreadable``, ``vanished``.
+``stuck`` (not settled for longer than the threshold), ``unreadable``, ``vanished``. Share
+groups' owners are a partition's holders (comma-separated: several members may share one);
+Streams groups' are active tasks (``0_1``), so ``moved`` says which task went where.
 """
 
 from __future__ import annotations
@@ -65,6 +67,9 @@ def state_of(verdict: GroupVerdict) -> GroupState:
         for member, assignment in snapshot.current.assignments.items():
             for tp in assignment.partitions:
                 owners[f"{tp.topic}-{tp.partition}"] = member
+    elif verdict.view is not None:  # share and Streams groups
+        return GroupState(verdict.view.group_epoch, verdict.state, verdict.view.owners(),
+                          len(verdict.view.reconciling()), verdict.unreadable)
     return GroupState(generation, verdict.state, owners,
                       len(snapshot.reconciling()) if snapshot else 0, verdict.unreadable)
 
@@ -109,7 +114,7 @@ def _differences(before: GroupState, after: GroupState) -> list[dict[str, Any]]:
         events.append({"event": "state", "from": before.state, "to": after.state})
     if after.unreadable:
         return events  # nothing below can be known of a group that was not read
-    old, new = set(before.owners.values()), set(after.owners.values())
+    old, new = _holders(before), _holders(after)
     events += [{"event": "joined", "member_id": m} for m in sorted(new - old)]
     events += [{"event": "left", "member_id": m} for m in sorted(old - new)]
     moved = [[p, before.owners.get(p), after.owners.get(p)]
@@ -118,6 +123,11 @@ def _differences(before: GroupState, after: GroupState) -> list[dict[str, Any]]:
     if moved:
         events.append({"event": "moved", "partitions": moved})
     return events
+
+
+def _holders(state: GroupState) -> set[str]:
+    """Every member holding something (a share partition's holders are comma-separated)."""
+    return {m for owner in state.owners.values() for m in owner.split(",")}
 
 
 class History:

@@ -25,6 +25,7 @@ import assignframe_codec as codec
 
 from ..model import TopicPartition
 from .apis import API_VERSIONS_BOOTSTRAP, ApiSupport, error_code
+from .share_offsets import read_share_offsets
 from .transport import Broker, Transport, TransportError
 
 __all__ = ["ClusterRead", "GroupFilter", "GroupRead", "read_cluster"]
@@ -86,6 +87,10 @@ class GroupRead:
     problems: list[str] = field(default_factory=list)
     #: False for a group asked for by id that ListGroups did not list
     listed: bool = True
+    #: share groups: partition -> (start offset, lag) as DescribeShareGroupOffsets said (-1:
+    #: unknown); None when not read (see share_offsets_error)
+    share_offsets: dict[TopicPartition, tuple[int, int]] | None = None
+    share_offsets_error: str | None = None
 
 
 @dataclass
@@ -158,6 +163,7 @@ def read_cluster(transport: Transport, wanted: GroupFilter = GroupFilter()) -> C
     _find_coordinators(run, groups)
     _describe(run, groups)
     _offsets(run, groups)
+    read_share_offsets(run, groups)
     _end_offsets(run, groups)
     read.groups = sorted(groups.values(), key=lambda g: g.group_id)
     return read
@@ -400,8 +406,12 @@ def _subscribed_topics(group: GroupRead) -> set[str]:
     described = group.described
     if described is None:
         return set()
-    if group.group_type == "consumer":
-        return {t for m in described.members for t in m.subscribed_topic_names}
+    if group.group_type in ("consumer", "share"):
+        return {t for m in described.members for t in m.subscribed_topic_names} | \
+            {tp.topic for tp in group.share_offsets or {}}
+    if group.group_type == "streams":
+        return {t for s in (described.topology.subtopologies or ()) for t in s.source_topics} \
+            if described.topology else set()
     topics: set[str] = set()
     if group.group_type == "classic" and described.protocol_type == "consumer":
         for member in described.members:
