@@ -123,11 +123,10 @@ def test_a_metrics_port_in_use_names_the_option_and_the_port():
 def test_an_unwritable_output_says_cannot_write(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
-    started = time.monotonic()
     line = _one_error(_cli("inspect", "--bootstrap-server", _closed_port(), "--timeout", "30",
                            "--out", str(blocker / "out")))
     assert "cannot write: " in line and "cannot read" not in line, line
-    assert time.monotonic() - started < 30  # said before the cluster is tried
+    assert "connection refused" not in line  # said before the cluster is tried
     line = _one_error(_cli("simulate", "--shipped", "--out", str(blocker / "sim.jsonl")))
     assert "cannot write: " in line, line
 
