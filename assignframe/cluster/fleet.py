@@ -77,7 +77,8 @@ class GroupVerdict:
         """The fleet table's order: unreadable groups, then groups with members worst first,
         then groups without members (committed offsets only) last."""
         rank = 0 if self.unreadable else (1 if self.members else 2)
-        return (rank, *(-x for x in self.badness()))
+        unreadable, problems, spread, lag_spread = self.badness()
+        return (rank, -unreadable, -problems, -spread, -lag_spread)
 
     def as_dict(self) -> dict[str, Any]:
         data = {k: v for k, v in self.__dict__.items() if k not in ("snapshot", "view")}

@@ -18,6 +18,7 @@ import re
 import socket
 import struct
 import time
+from collections.abc import Mapping
 
 import assignframe_codec as codec
 
@@ -152,7 +153,7 @@ _CLIENT_REASONS = (
 )
 
 
-def client_failure(reason: str, settings: dict[str, object]) -> str:
+def client_failure(reason: str, settings: Mapping[str, object]) -> str:
     """What a kafka-python bootstrap failure ``reason`` means (the reason itself when it is not
     one of the known ones)."""
     for marker, meaning in _CLIENT_REASONS:
