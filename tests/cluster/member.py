@@ -4,12 +4,32 @@ usage: member.py BOOTSTRAP GROUP TOPIC CLIENT [STRATEGY]
 CLIENT: kafka-python (classic, STRATEGY range or cooperative-sticky through assignframe's
 kafka-python adapter) or confluent (group.protocol=consumer). Prints "ready" once it owns
 partitions (or after 60 s), then polls until killed.
+
+What it does goes to stderr as JSON lines ({"member": ..., "event": ..., ...}: started,
+assigned with its member id, generation and partitions, error), so a test that waits on it
+(assignframe.testing.child.Child) shows which member did what; SIGUSR1 prints its stack there.
 """
 
 from __future__ import annotations
 
+import faulthandler
+import json
+import os
+import signal
 import sys
 import time
+
+NAME = f"member-{os.getpid()}"
+
+
+def state(event: str, **fields: object) -> None:
+    """One JSON line on stderr: this member's name, the event, and what it knows."""
+    print(json.dumps({"t": round(time.time(), 3), "member": NAME, "event": event, **fields},
+                     default=str), file=sys.stderr, flush=True)
+
+
+def _pairs(partitions) -> list:
+    return sorted([tp.topic, tp.partition] for tp in partitions or ())
 
 
 def kafka_python(bootstrap: str, group: str, topic: str, strategy: str) -> None:
@@ -25,10 +45,21 @@ def kafka_python(bootstrap: str, group: str, topic: str, strategy: str) -> None:
                              session_timeout_ms=3000, heartbeat_interval_ms=500,
                              partition_assignment_strategy=assignors,
                              auto_offset_reset="earliest")
-    said = False
+    state("started", client="kafka-python", strategy=strategy)
+    said, last = False, None
     while True:
-        consumer.poll(200)
-        if consumer.assignment() and not said:
+        try:
+            consumer.poll(200)
+        except Exception as error:  # said, then the member goes on polling like a real one
+            state("error", error=repr(error))
+            continue
+        owned = _pairs(consumer.assignment())
+        if owned != last:
+            generation = consumer._coordinator._generation  # what the member joined with
+            state("assigned", member_id=generation.member_id,
+                  generation=generation.generation_id, assignment=owned)
+            last = owned
+        if owned and not said:
             print("ready", flush=True)
             said = True
 
@@ -39,15 +70,23 @@ def confluent(bootstrap: str, group: str, topic: str) -> None:
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group,
                          "group.protocol": "consumer", "auto.offset.reset": "earliest"})
     consumer.subscribe([topic])
-    said, started = False, time.time()
+    state("started", client="confluent", protocol="consumer")
+    said, started, last = False, time.time(), None
     while True:
-        consumer.poll(0.2)
-        if not said and (consumer.assignment() or time.time() - started > 60):
+        message = consumer.poll(0.2)
+        if message is not None and message.error():
+            state("error", error=str(message.error()))
+        owned = _pairs(consumer.assignment())
+        if owned != last:
+            state("assigned", member_id=consumer.memberid(), generation=None, assignment=owned)
+            last = owned
+        if not said and (owned or time.time() - started > 60):
             print("ready", flush=True)
             said = True
 
 
 if __name__ == "__main__":
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     bootstrap, group, topic, client = sys.argv[1:5]
     if client == "kafka-python":
         kafka_python(bootstrap, group, topic, sys.argv[5] if len(sys.argv) > 5 else "range")
