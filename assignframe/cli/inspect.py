@@ -131,7 +131,13 @@ def _said(inspection: Inspection) -> int:
 def _say_left_out(inspection: Inspection) -> None:
     """Groups read but without members have no snapshot (the audit reads groups with members):
     one note on stderr names them, so no group leaves ``--json`` silently."""
-    empty = [v for v in inspection.verdicts if v.snapshot is None and not v.unreadable]
+    empty = [v for v in inspection.verdicts if v.snapshot is None and not v.unreadable
+             and (v.view is None or not v.view.members)]
+    views = [v.group_id for v in inspection.verdicts if v.view is not None and v.view.members]
+    if views:
+        print(f"assignframe: note: {len(views)} share/Streams group(s) judged but not written "
+              f"as snapshot lines (the audit reads classic and consumer groups; --out's "
+              f"verdicts.json holds them): {', '.join(views)}", file=sys.stderr)
     if empty:
         named = "; ".join(f"{v.group_id} ({v.state or 'state unknown'}"
                           + "".join(f", {p}" for p in v.problems) + ")" for v in empty)

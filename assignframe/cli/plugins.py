@@ -17,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         summary="list installed strategies",
         description=(
             "List the installed strategies (name, distribution, version, rebalance protocols)\n"
-            "and the installed KIP-848 server assignors."
+            "and the installed server assignors (consumer, share and Streams groups)."
         ),
         examples=("assignframe plugins", "assignframe plugins --json"),
     )
@@ -59,14 +59,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _server_table(servers: tuple[StrategyInfo, ...]) -> Table:
-    """KIP-848 server assignors: the broker computes the assignment with one of these."""
+    """Server assignors (KIP-848, KIP-932, KIP-1071): the broker assigns with one of these."""
     table = Table(
         "server assignor",
         "distribution",
         "version",
         "group types",
         "class",
-        title="Installed server assignors (KIP-848, computed by the broker)",
+        title="Installed server assignors (computed by the broker)",
     )
     for info in servers:
         table.add_row(

@@ -23,6 +23,7 @@ import pytest
 if TYPE_CHECKING:
     from assignframe.plugins import PluginManager
     from assignframe.testing.broker import Broker
+    from assignframe.testing.java43_oracle import Kafka43Oracle
     from assignframe.testing.java_oracle import JavaOracle
 
 
@@ -90,6 +91,25 @@ def assignframe_java_oracle(request: pytest.FixtureRequest) -> Iterator[JavaOrac
         oracle = JavaOracle(oracle_script(shared_path(request.config.rootpath))).start()
     except (JavaOracleError, FileNotFoundError) as exc:
         pytest.fail(f"the Java oracle cannot run: {exc}", pytrace=False)
+    try:
+        yield oracle
+    finally:
+        oracle.close()
+
+
+@pytest.fixture(scope="session")
+def assignframe_java43_oracle(request: pytest.FixtureRequest) -> Iterator[Kafka43Oracle]:
+    """Apache Kafka 4.3.1's share and Streams assignors (``shared/java/broker-4.3``'s jars) as a
+    JSON-lines oracle, compiled at first use: one JVM for the session. A missing broker-4.3,
+    Java, javac, or a Java other than 17 fails the test that asks for it (never a skip)."""
+    from assignframe.testing.java43_oracle import Kafka43Oracle
+    from assignframe.testing.java_oracle import JavaOracleError
+    from assignframe.testing.paths import shared_path
+
+    try:
+        oracle = Kafka43Oracle(shared_path(request.config.rootpath)).start()
+    except (JavaOracleError, FileNotFoundError) as exc:
+        pytest.fail(f"the Kafka 4.3.1 oracle cannot run: {exc}", pytrace=False)
     try:
         yield oracle
     finally:
