@@ -6,8 +6,10 @@ kafka-python adapter) or confluent (group.protocol=consumer). Prints "ready" onc
 partitions (or after 60 s), then polls until killed.
 
 What it does goes to stderr as JSON lines ({"member": ..., "event": ..., ...}: started,
-assigned with its member id, generation and partitions, error), so a test that waits on it
-(assignframe.testing.child.Child) shows which member did what; SIGUSR1 prints its stack there.
+assigned with its member id, generation and partitions, error; a kafka-python member that owns
+nothing says "waiting" every 5 s with its coordinator's state and heartbeat ages), so a test that
+waits on it (assignframe.testing.child.Child) shows which member did what; SIGUSR1 prints its
+stack there.
 """
 
 from __future__ import annotations
@@ -32,6 +34,34 @@ def _pairs(partitions) -> list:
     return sorted([tp.topic, tp.partition] for tp in partitions or ())
 
 
+#: While a member owns nothing it says so every this many seconds, with its coordinator's view.
+WAITING_EVERY = 5.0
+
+
+def _coordinator_facts(consumer) -> dict:
+    """What a kafka-python member's coordinator knows (private attributes, read defensively: a
+    missing one is "unknown"): its generation, its state, and how long ago it last sent and
+    heard a heartbeat - a member whose heartbeats stopped is removed by the broker after its
+    session while it still believes it is in the group (issue 35)."""
+    coordinator = getattr(consumer, "_coordinator", None)
+    generation = getattr(coordinator, "_generation", None)
+    beat = getattr(coordinator, "heartbeat", None)
+    now = time.monotonic()
+
+    def ago(name: str) -> object:
+        at = getattr(beat, name, None)
+        return round(now - at, 1) if isinstance(at, float) and at != float("-inf") else None
+
+    member_id = getattr(generation, "member_id", None)
+    number = getattr(generation, "generation_id", None)
+    return {"member_id": member_id or None,  # not joined yet: kafka-python says "" and -1
+            "generation": number if isinstance(number, int) and number >= 0 else None,
+            "state": str(getattr(coordinator, "state", "unknown")),
+            "heartbeat_enabled": getattr(coordinator, "_heartbeat_enabled", "unknown"),
+            "heartbeat_sent_s_ago": ago("last_send"),
+            "heartbeat_heard_s_ago": ago("last_receive")}
+
+
 def kafka_python(bootstrap: str, group: str, topic: str, strategy: str) -> None:
     from kafka import KafkaConsumer
 
@@ -46,7 +76,7 @@ def kafka_python(bootstrap: str, group: str, topic: str, strategy: str) -> None:
                              partition_assignment_strategy=assignors,
                              auto_offset_reset="earliest")
     state("started", client="kafka-python", strategy=strategy)
-    said, last = False, None
+    said, last, report = False, None, time.monotonic() + WAITING_EVERY
     while True:
         try:
             consumer.poll(200)
@@ -55,13 +85,14 @@ def kafka_python(bootstrap: str, group: str, topic: str, strategy: str) -> None:
             continue
         owned = _pairs(consumer.assignment())
         if owned != last:
-            generation = consumer._coordinator._generation  # what the member joined with
-            state("assigned", member_id=generation.member_id,
-                  generation=generation.generation_id, assignment=owned)
+            state("assigned", assignment=owned, **_coordinator_facts(consumer))
             last = owned
         if owned and not said:
             print("ready", flush=True)
             said = True
+        elif not said and time.monotonic() >= report:
+            state("waiting", assignment=owned, **_coordinator_facts(consumer))
+            report = time.monotonic() + WAITING_EVERY
 
 
 def confluent(bootstrap: str, group: str, topic: str) -> None:
