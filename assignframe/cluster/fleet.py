@@ -34,7 +34,8 @@ from .reader import ClusterRead, GroupFilter, GroupRead, read_cluster
 from .share_streams import ShareView, StreamsView, view_of
 from .transport import Transport
 
-__all__ = ["GroupVerdict", "Inspection", "inspect_cluster", "verdicts"]
+__all__ = ["GroupVerdict", "Inspection", "absent", "committed_lag", "inspect_cluster",
+           "verdicts"]
 
 
 @dataclass
@@ -72,6 +73,13 @@ class GroupVerdict:
         return (1 if self.unreadable else 0, len(self.problems), self.spread or 0,
                 self.lag_spread or 0)
 
+    def triage(self) -> tuple[int, int, int, int, int]:
+        """The fleet table's order: unreadable groups, then groups with members worst first,
+        then groups without members (committed offsets only) last."""
+        rank = 0 if self.unreadable else (1 if self.members else 2)
+        unreadable, problems, spread, lag_spread = self.badness()
+        return (rank, -unreadable, -problems, -spread, -lag_spread)
+
     def as_dict(self) -> dict[str, Any]:
         data = {k: v for k, v in self.__dict__.items() if k not in ("snapshot", "view")}
         if self.view is not None:
@@ -93,6 +101,8 @@ class Inspection:
     read: ClusterRead
     verdicts: list[GroupVerdict]
     requests: dict[str, int]
+    #: groups asked for by id that do not exist (never a row of their own)
+    missing: list[str] = field(default_factory=list)
 
     @property
     def snapshots(self) -> list[GroupSnapshot]:
@@ -113,17 +123,36 @@ def inspect_cluster(bootstrap: str, config: ClientConfig, wanted: GroupFilter,
     finally:
         transport.close()
         group_log.close()
-    return Inspection(read, verdicts(read, context), transport.requests_per_api())
+    missing = [g.group_id for g in read.groups if absent(g)]
+    return Inspection(read, verdicts(read, context), transport.requests_per_api(), missing)
+
+
+def absent(group: GroupRead) -> bool:
+    """A group asked for by id that ListGroups did not list and the coordinator does not know
+    (Dead, or GROUP_ID_NOT_FOUND), with no committed offsets: there is no such group."""
+    return not group.listed and not group.committed and (
+        group.state == "Dead" or any("GROUP_ID_NOT_FOUND" in p for p in group.problems))
 
 
 def verdicts(read: ClusterRead, context: AuditContext | None = None) -> list[GroupVerdict]:
+    """A verdict per group read (none for :func:`absent` ones), in triage order."""
     context = context or AuditContext.create()
-    judged = [_verdict(read, group, context) for group in read.groups]
-    return sorted(judged, key=lambda v: (tuple(-x for x in v.badness()), v.group_id))
+    judged = [_verdict(read, group, context) for group in read.groups if not absent(group)]
+    return sorted(judged, key=lambda v: (v.triage(), v.group_id))
+
+
+def committed_lag(read: ClusterRead, group: GroupRead) -> int | None:
+    """Total lag of ``group``'s partitions with a committed offset whose end offset was read
+    (end - committed, never negative); None when there is no such partition. Partitions never
+    committed are not counted: their lag is not known."""
+    known = [max(0, read.end_offsets[tp] - offset) for tp, offset in group.committed.items()
+             if tp in read.end_offsets]
+    return sum(known) if known else None
 
 
 def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> GroupVerdict:
     verdict = GroupVerdict(group.group_id, group.group_type, group.state)
+    verdict.lag = committed_lag(read, group)
     verdict.unreadable = unreadable(group)
     if verdict.unreadable:
         return verdict
@@ -141,7 +170,6 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
         return verdict
     snapshot = group_snapshot(read, group)
     if snapshot is None:  # no members: committed offsets only, or no such group
-        verdict.lag = _committed_lag(read, group)
         verdict.problems = _lag_without_members(verdict.lag, group)
         if group.state == "Dead":
             verdict.problems.append("no such group (the coordinator says Dead)")
@@ -230,13 +258,6 @@ def _holding_back(snapshot: GroupSnapshot) -> list[str]:
     return found
 
 
-def _committed_lag(read: ClusterRead, group: GroupRead) -> int | None:
-    """Records behind over a group's committed partitions whose end offset was read."""
-    known = [max(0, read.end_offsets[tp] - offset) for tp, offset in group.committed.items()
-             if tp in read.end_offsets]
-    return sum(known) if known else None
-
-
 def _lag_without_members(lag: int | None, group: GroupRead) -> list[str]:
     return [f"no members; lag {lag} on {len(group.committed)} committed partition(s)"] \
         if lag else []
@@ -248,7 +269,6 @@ def _lags(verdict: GroupVerdict, snapshot: GroupSnapshot, group: GroupRead) -> N
     verdict.no_commit = [f"{tp.topic}-{tp.partition}" for tp in snapshot.partitions()
                          if tp not in group.committed]
     if snapshot.lags:
-        verdict.lag = sum(snapshot.lags.values())
         verdict.member_lag = lag_per_member(snapshot.current, snapshot.lags)
 
 

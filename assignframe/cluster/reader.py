@@ -43,21 +43,33 @@ _DESCRIBE_API = {"classic": "DescribeGroups", "consumer": "ConsumerGroupDescribe
 
 @dataclass(frozen=True)
 class GroupFilter:
-    """Which groups a pass reads: ``pattern`` (a regex searched in the id), ``types``."""
+    """Which groups a pass reads: ``pattern`` (one or more comma-separated items, each a plain
+    group id, matched exactly, or a regular expression searched in the id), ``types``."""
 
     pattern: str | None = None
     types: tuple[str, ...] = GROUP_TYPES
 
     @property
+    def items(self) -> tuple[str, ...]:
+        """The comma-separated items (a comma inside ``{m,n}`` stays in its regex)."""
+        if not self.pattern:
+            return ()
+        return tuple(i.strip() for i in re.split(r",(?![^{]*\})", self.pattern) if i.strip())
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """The items that are plain group ids: read even if ListGroups does not list them
+        (some brokers list no groups, e.g. Tansu 0.6.0's ListGroups v0)."""
+        return tuple(i for i in self.items if re.fullmatch(r"[\w.\-]+", i))
+
+    @property
     def literal(self) -> str | None:
-        """The pattern when it is a plain group id: read it even if ListGroups does not list
-        it (some brokers list no groups, e.g. Tansu 0.6.0's ListGroups v0)."""
-        if self.pattern and re.fullmatch(r"[\w.\-]+", self.pattern):
-            return self.pattern
-        return None
+        """The only item when it is a plain group id."""
+        return self.ids[0] if len(self.items) == 1 and self.ids else None
 
     def wants(self, group_id: str, group_type: str | None) -> bool:
-        if self.pattern and not re.search(self.pattern, group_id):
+        if self.items and group_id not in self.ids and not any(
+                re.search(i, group_id) for i in self.items if i not in self.ids):
             return False
         return group_type is None or group_type in self.types
 
@@ -76,6 +88,8 @@ class GroupRead:
     problems: list[str] = field(default_factory=list)
     #: classic: the group's last GroupMetadataValue in __consumer_offsets (its generation)
     recorded: RecordedGroup | None = None
+    #: False for a group asked for by id that ListGroups did not list
+    listed: bool = True
     #: share groups: partition -> (start offset, lag) as DescribeShareGroupOffsets said (-1:
     #: unknown); None when not read (see share_offsets_error)
     share_offsets: dict[TopicPartition, tuple[int, int]] | None = None
@@ -212,8 +226,9 @@ def _list_groups(run: _Pass, wanted: GroupFilter) -> dict[str, GroupRead]:
                 groups[listed.group_id] = GroupRead(
                     listed.group_id, group_type, listed.group_state or None,
                     listed.protocol_type)
-    if wanted.literal and wanted.literal not in groups:
-        groups[wanted.literal] = GroupRead(wanted.literal)
+    for group_id in wanted.ids:
+        if group_id not in groups:
+            groups[group_id] = GroupRead(group_id, listed=False)
     return groups
 
 

@@ -76,7 +76,7 @@ def secured(tmp_path_factory):
     try:
         ready(member)
         yield {"sasl": f"127.0.0.1:{sasl}", "ssl": f"127.0.0.1:{ssl}", "cert": cert,
-               "folder": folder}
+               "folder": folder, "plain": f"127.0.0.1:{broker}"}
     finally:
         member.stop()
         node.stop()
@@ -128,6 +128,35 @@ def test_a_wrong_password_is_one_error_line_without_it(secured, tmp_path):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("assignframe: error: "), done.stderr
     assert WRONG not in done.stderr + done.stdout
+    # what it means (issue 31): the broker refused the password, not "Unable to bootstrap"
+    assert "authentication failed for user inspector (sasl.mechanism PLAIN): check the user " \
+           "name and password" in lines[0], lines[0]
+
+
+def _one_error_line(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 2, (done.stdout[-2000:], done.stderr[-2000:])
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("assignframe: error: "), done.stderr
+    assert "Unable to bootstrap" not in lines[0] and "Traceback" not in done.stderr
+    return lines[0]
+
+
+def test_security_settings_against_the_wrong_listener_say_which(secured, tmp_path):
+    """SASL against the PLAINTEXT listener, TLS against the PLAINTEXT listener, plain text
+    against the TLS listener: each one line saying what the listener speaks (issue 31)."""
+    config = tmp_path / "client.properties"
+    config.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+                      f"sasl.username=inspector\nsasl.password={PASSWORD}\n")
+    line = _one_error_line(_inspect(secured["plain"], config, tmp_path))
+    assert "the listener does not speak SASL" in line and "ILLEGAL_SASL_STATE" in line, line
+    assert PASSWORD not in line
+    config.write_text(f"security.protocol=SSL\nssl.truststore.location={secured['cert']}\n")
+    line = _one_error_line(_inspect(secured["plain"], config, tmp_path))
+    assert "TLS handshake failed" in line, line
+    config.write_text("security.protocol=PLAINTEXT\n")
+    line = _one_error_line(_inspect(secured["ssl"], config, tmp_path))
+    assert "(a TLS listener? set security.protocol=SSL" in line or \
+           "the listener speaks TLS: set security.protocol=SSL" in line, line
 
 
 def test_inspect_over_ssl_checks_the_brokers_certificate(secured, tmp_path):
