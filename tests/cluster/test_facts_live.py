@@ -18,25 +18,18 @@ import urllib.request
 import pytest
 
 from assignframe.cli import main
+from assignframe.testing.child import Child
 
+from .conftest import ready
 from .test_inspect_live import _topic
 
 pytestmark = pytest.mark.e2e
 
 
-def _ready(process: subprocess.Popen, seconds: float = 120) -> None:
-    """Wait for the member's "ready" line (it owns partitions), with a deadline that fires: the
-    pipe is read only when select says a line is there."""
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        ready, _, _ = select.select([process.stdout], [], [], 1)
-        if ready:
-            line = process.stdout.readline()
-            if line.strip() == "ready":
-                return
-            if not line:
-                break  # the member ended
-    pytest.fail(f"member not ready within {seconds} s (exit {process.poll()})")
+def _ready(member: Child, seconds: float = 120) -> None:
+    """Wait for the member's "ready" line (it owns partitions): the shared bounded wait, which
+    fails with the member's state lines, stack and the broker log."""
+    ready(member, seconds)
 
 
 def _stabilized(kafka_node, group: str) -> list[int]:

@@ -22,6 +22,8 @@ import pytest
 from assignframe.testing.broker_base import free_port
 from assignframe.testing.kafka_node import TEST_PROPERTIES, KafkaNode, find_broker_dist
 
+from .conftest import ready, start_member
+
 PASSWORD = "pl41n-s3cret-7731"
 WRONG = "wr0ng-s3cret-4412"
 GROUP = "secured-readers"
@@ -69,20 +71,14 @@ def secured(tmp_path_factory):
     node = KafkaNode(find_broker_dist(), folder / "node", properties, broker_port=broker,
                      controller_port=controller)
     node.start()
-    member = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("member.py")), f"127.0.0.1:{broker}",
-         GROUP, TOPIC, "kafka-python", "range"],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    member = start_member(f"127.0.0.1:{broker}", GROUP, TOPIC, "kafka-python", "range",
+                          log=node.log_path)
     try:
-        assert member.stdout is not None and member.stdout.readline().strip() == "ready"
+        ready(member)
         yield {"sasl": f"127.0.0.1:{sasl}", "ssl": f"127.0.0.1:{ssl}", "cert": cert,
                "folder": folder, "plain": f"127.0.0.1:{broker}"}
     finally:
-        member.kill()
-        member.wait(30)
-        if member.stdout is not None:
-            member.stdout.close()
+        member.stop()
         node.stop()
 
 
