@@ -9,7 +9,7 @@ import json
 import time
 
 import pytest
-from confluent_kafka import Consumer, KafkaException, ConsumerGroupTopicPartitions, TopicPartition
+from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from assignframe.cli import main
