@@ -52,6 +52,11 @@ _SECRET_FIELD = re.compile(
     r"""((?:password|passwd|secret|jaas[._]config|sasl_plain_password|ssl_password)['"]?"""
     r"""\s*[=:]\s*(['"]?))((?:[^'"\s;,}]|\\.)*)""", re.IGNORECASE)
 
+#: bytes kafka-python's debug log dumps (a SASL exchange's ``auth_bytes=b'...'``, a frame's
+#: ``Send: bytearray(b'...')``): they carry a password in no field of its own, so they are
+#: masked whole whatever the password's length
+_SECRET_BYTES = re.compile(r"""((?:auth_bytes=|bytearray\())b(['"])(?:\\.|(?!\2).)*\2""")
+
 
 @dataclass(frozen=True)
 class ClientConfig:
@@ -69,12 +74,15 @@ class ClientConfig:
         """``text`` with every secret masked as ``****``, by field, not by text: the value of a
         field that holds secrets (``password=...``, ``'sasl_plain_password': '...'``, a JAAS
         line) whatever it is, and a secret of 6 characters or more given in the config wherever
-        it stands as a whole word. A short password (``p``) never masks other words' letters."""
+        it stands, inside other text too (kafka-python's debug log prints SASL bytes as
+        ``b'\\x00user\\x00SECRET'``, where no word boundary sits before it). A short
+        password (``p``) never masks other words' letters: fields only."""
         text = _SECRET_FIELD.sub(lambda m: m[1] + MASK, text)
+        text = _SECRET_BYTES.sub(lambda m: m[1] + MASK, text)
         for secret in sorted(self.secrets, key=len, reverse=True):
             if len(secret) < _WORD_SECRET:
                 continue  # 'p' as a word is no evidence of the password: fields only
-            text = re.sub(rf"(?<![\w]){re.escape(secret)}(?![\w])", MASK, text)
+            text = text.replace(secret, MASK)
         return text
 
     def describe(self) -> dict[str, Any]:

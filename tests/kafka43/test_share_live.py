@@ -151,7 +151,7 @@ def test_share_group_judged_through_kill_and_join(kafka43, runner):
 
     # the metrics of that poll
     metrics = WatchMetrics()
-    metrics.verdicts = [joined]
+    metrics.verdicts, metrics.up = [joined], True  # as a poll that read the cluster sets them
     samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
                for family in metrics.families() for s in family.samples}
     assert samples[("assignframe_group_members", (("group", GROUP), ("type", "share")))] == 2

@@ -140,7 +140,7 @@ def _watched(kafka, runner, one, two, first, history, port):
         sorted(newcomer.tasks["active"])
 
     metrics = WatchMetrics()
-    metrics.verdicts = [joined]
+    metrics.verdicts, metrics.up = [joined], True  # as a poll that read the cluster sets them
     samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
                for family in metrics.families() for s in family.samples}
     assert samples[("assignframe_group_members", (("group", APP), ("type", "streams")))] == 3
