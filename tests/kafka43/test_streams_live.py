@@ -150,8 +150,9 @@ def _watched(kafka, runner, one, two, first, history, port):
             _history(history)), 60)
     assert {"event": "left", "member_id": killed.member_id} in [
         {k: e[k] for k in ("event", "member_id")} for e in said if e["event"] == "left"]
-    handed = {task: new for e in said if e["event"] == "moved" for task, _, new in e["partitions"]}
-    assert all(handed.get(t) in survivors for t in killed.tasks["active"])
+    moves = [m for e in said if e["event"] == "moved" for m in e["partitions"]]
+    assert all(_next_holder(moves, task, killed.member_id) in survivors
+               for task in killed.tasks["active"])
     page = wait_until("watch's metrics of three members", lambda: (lambda text: text if (
         f'assignframe_group_members{{group="{APP}",type="streams"}} 3.0' in text) else None)(
             urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read()
@@ -222,3 +223,18 @@ def _settled_pair(kafka, app):
     return wait_until("the pair settled", lambda: (
         lambda v: v if len(v.view.members) == 2 and not v.view.reconciling()
         and not v.view.unassigned() else None)(verdict(kafka, app)), 120, pause=1)
+
+
+def _next_holder(moves: list, task: str, left: str) -> str | None:
+    """Who took ``task`` after ``left`` lost it, in the history's order of ``moved`` events: a
+    poll that fell while the task sat unowned records it moving to nobody first, then from
+    nobody to its new holder (and a later join may move it on: not counted here)."""
+    lost = False
+    for moved, old, new in moves:
+        if moved != task:
+            continue
+        if old == left:
+            lost = True
+        if lost and new is not None:
+            return new
+    return None
