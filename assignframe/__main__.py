@@ -2,6 +2,9 @@
 
 import sys
 
-from .cli import main
+try:
+    from .cli import main
+except KeyboardInterrupt:  # Ctrl-C while still importing: the same quiet exit as in a command
+    sys.exit(130)
 
 sys.exit(main())

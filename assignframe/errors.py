@@ -125,6 +125,11 @@ class InputError(AssignframeError, ValueError):
         """A file that could not be opened, said as the group and scenario readers say it."""
         return cls(f"cannot read: {exc.strerror or exc}", where)
 
+    @classmethod
+    def unwritable(cls, exc: OSError, where: str | None) -> InputError:
+        """An output (a file or folder) that could not be made or written."""
+        return cls(f"cannot write: {exc.strerror or exc}", where)
+
 
 class UnknownOptionError(InputError):
     """A strategy option its strategy does not declare, or a value of the wrong type; the message

@@ -6,7 +6,9 @@ assignor that silently shadows another changes who owns which partition.
 
 KIP-848 server assignors (:class:`~assignframe.server_assignor.ServerAssignor` subclasses) go
 through the same ``add`` but live in their own namespace, under ``server:<name>``: the client
-``range`` and the broker's ``range`` never collide. :meth:`StrategyRegistry.names` and
+``range`` and the broker's ``range`` never collide. Streams task assignors
+(:class:`~assignframe.streams_assignor.StreamsTaskAssignor` subclasses) likewise live under
+``streams:<name>``. :meth:`StrategyRegistry.names` and
 :meth:`~StrategyRegistry.get` see client strategies only; ``server_*`` methods see the others.
 """
 
@@ -21,8 +23,15 @@ from .errors import DuplicateStrategyError, InvalidStrategyError, UnknownStrateg
 from .model import RebalanceProtocol
 from .server_assignor import ServerAssignor, server_name
 from .strategy import Strategy
+from .streams_assignor import StreamsTaskAssignor, streams_name
 
-__all__ = ["PluginSource", "RegisteredServerAssignor", "RegisteredStrategy", "StrategyRegistry"]
+__all__ = [
+    "PluginSource",
+    "RegisteredServerAssignor",
+    "RegisteredStrategy",
+    "RegisteredStreamsAssignor",
+    "StrategyRegistry",
+]
 
 
 @dataclass(frozen=True)
@@ -84,12 +93,33 @@ class RegisteredServerAssignor:
         return f"{self.class_path} from {self.source}"
 
 
+@dataclass(frozen=True)
+class RegisteredStreamsAssignor:
+    """One registered Streams task assignor class (``name`` is qualified: ``streams:sticky``)."""
+
+    name: str
+    cls: type[StreamsTaskAssignor]
+    source: PluginSource
+
+    @property
+    def class_path(self) -> str:
+        return f"{self.cls.__module__}.{self.cls.__qualname__}"
+
+    @property
+    def group_types(self) -> tuple[str, ...]:
+        return tuple(self.cls.group_types)
+
+    def describe(self) -> str:
+        return f"{self.class_path} from {self.source}"
+
+
 class StrategyRegistry:
     """Strategy classes by name; plugins call :meth:`add` from ``register_strategies``."""
 
     def __init__(self) -> None:
         self._entries: dict[str, RegisteredStrategy] = {}
         self._server_entries: dict[str, RegisteredServerAssignor] = {}
+        self._streams_entries: dict[str, RegisteredStreamsAssignor] = {}
         self._source = PluginSource("<unknown>")
 
     @contextlib.contextmanager
@@ -116,6 +146,13 @@ class StrategyRegistry:
                 RegisteredServerAssignor(server_cls.qualified_name(), server_cls, self._source),
             )
             return
+        if isinstance(cls, type) and issubclass(cls, StreamsTaskAssignor):
+            streams_cls = self._checked_class(cls, StreamsTaskAssignor)
+            self._claim(
+                self._streams_entries,
+                RegisteredStreamsAssignor(streams_cls.qualified_name(), streams_cls, self._source),
+            )
+            return
         strategy_cls = self._checked_class(cls, Strategy)
         self._claim(
             self._entries, RegisteredStrategy(strategy_cls.name, strategy_cls, self._source)
@@ -123,7 +160,8 @@ class StrategyRegistry:
 
     @staticmethod
     def _claim(
-        entries: dict[str, Any], entry: RegisteredStrategy | RegisteredServerAssignor
+        entries: dict[str, Any],
+        entry: RegisteredStrategy | RegisteredServerAssignor | RegisteredStreamsAssignor,
     ) -> None:
         existing = entries.get(entry.name)
         if existing is not None and existing.cls is not entry.cls:
@@ -193,6 +231,25 @@ class StrategyRegistry:
 
     def server_entries(self) -> tuple[RegisteredServerAssignor, ...]:
         return tuple(self._server_entries[name] for name in self.server_names())
+
+    def get_streams(self, name: str) -> RegisteredStreamsAssignor:
+        """The Streams task assignor ``name`` (``sticky`` or ``streams:sticky``).
+
+        :raises UnknownStrategyError: none is registered under that name
+        """
+        try:
+            return self._streams_entries[streams_name(name)]
+        except KeyError:
+            installed = ", ".join(sorted(self._streams_entries)) or (
+                "none (is assignframe-server-streams installed?)"
+            )
+            raise UnknownStrategyError(
+                f"unknown Streams task assignor {name!r}; installed: {installed}"
+            ) from None
+
+    def streams_entries(self) -> tuple[RegisteredStreamsAssignor, ...]:
+        """Every registered Streams task assignor, by qualified name."""
+        return tuple(self._streams_entries[name] for name in sorted(self._streams_entries))
 
     def __contains__(self, name: object) -> bool:
         return name in self._entries

@@ -285,7 +285,7 @@ def snapshot_to_dict(snapshot: GroupSnapshot) -> dict[str, Any]:
         "schema": SNAPSHOT_SCHEMA,
         "group_type": snapshot.group_type,
         "group_id": snapshot.group_id,
-        "generation": snapshot.generation,
+        "generation": snapshot.generation if snapshot.generation >= 0 else None,  # unknown
         "protocol": snapshot.protocol,
         "leader": snapshot.leader,
         "group_state": snapshot.group_state,
@@ -295,7 +295,9 @@ def snapshot_to_dict(snapshot: GroupSnapshot) -> dict[str, Any]:
         "topic_partitions": {
             t: snapshot.cluster.partitions_per_topic.get(t) for t in snapshot.topics()
         },
-        "partition_lags": None if snapshot.lags is None else lags_to_lists(snapshot.lags),
+        "partition_lags": None if snapshot.lags is None else lags_to_lists(
+            snapshot.lags, {t: snapshot.cluster.partitions_per_topic.get(t, 0)
+                            for t in snapshot.topics()}),
         "members": [_member_dict(snapshot, m) for m in snapshot.members.values()],
         "notes": list(snapshot.notes),
     }

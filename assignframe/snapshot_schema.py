@@ -111,11 +111,15 @@ def pairs(partitions: tuple[TopicPartition, ...]) -> list[list[Any]]:
     return [[tp.topic, tp.partition] for tp in partitions]
 
 
-def lags_to_lists(lags: Mapping[TopicPartition, int]) -> dict[str, list[int]]:
-    per_topic: dict[str, dict[int, int]] = {}
+def lags_to_lists(lags: Mapping[TopicPartition, int],
+                  counts: Mapping[str, int] | None = None) -> dict[str, list[int | None]]:
+    """``{topic: [lag per partition]}``; a partition whose lag is not known is null (every
+    partition of ``counts``' topics is listed, known or not)."""
+    per_topic: dict[str, dict[int, int]] = {t: {} for t, n in (counts or {}).items() if n}
     for tp, lag in lags.items():
         per_topic.setdefault(tp.topic, {})[tp.partition] = lag
-    return {t: [by.get(p, 0) for p in range(max(by) + 1)] for t, by in per_topic.items()}
+    sizes = {t: max([*by, (counts or {}).get(t, 0) - 1]) + 1 for t, by in per_topic.items()}
+    return {t: [by.get(p) for p in range(sizes[t])] for t, by in per_topic.items()}
 
 
 # -- reading one value back -----------------------------------------------------------------------
@@ -204,6 +208,7 @@ def lags_from_lists(value: Any) -> dict[TopicPartition, int] | None:
             TopicPartition(t, p): int(lag)
             for t, lags in value.items()
             for p, lag in enumerate(lags)
+            if lag is not None  # not known (no committed offset)
         }
     except (TypeError, ValueError):
         raise MalformedSnapshot("partition_lags holds a non-integer lag") from None

@@ -35,6 +35,7 @@ PUBLIC_MODULES = (
     "assignframe.javaorder",
     "assignframe.jsonview",
     "assignframe.server_assignor",  # the server-assignor interface (strategy.py: the client one)
+    "assignframe.streams_assignor",  # the Streams task-assignor interface (KIP-1071)
     "assignframe.testing",
 )
 

@@ -138,6 +138,12 @@ _DEFAULT_CLIENT_IDS = (
 _UUID_SUFFIX = re.compile(r"-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 #: A user data layout description naming its writer (the strategies' describe_user_data).
 _LAYOUT_WRITERS = (("kafka-python", "kafka-python"), ("(java)", "java"))
+#: Layouts more than one client writes: the shape names no client. Java's cooperative-sticky
+#: user data is also what assignframe's kafka-python adapter writes (with the same v3
+#: subscription), and a kafka-python member can never leave the classic protocol.
+_SHARED_LAYOUTS = {"cooperative-sticky generation (java)":
+                   "Java's cooperative-sticky user data, which assignframe's kafka-python "
+                   "adapter writes too"}
 _JAVA_DEFAULT_LIST = ("range", "cooperative-sticky")
 #: Libraries whose adapter members cannot run cooperative strategies (no cooperative rebalance).
 _EAGER_ONLY_ADAPTERS = {"aiokafka"}
@@ -306,7 +312,8 @@ def _identify(snapshot: GroupSnapshot, member_id: str, reader: _LayoutReader) ->
         or _by_shape(snapshot, member_id, reader)
     )
     if found is None:
-        return MemberClient(None, "nothing it sent names its client", offered=offered, name=name)
+        why = _shared_layout(snapshot, member_id, reader) or "nothing it sent names its client"
+        return MemberClient(None, why, offered=offered, name=name)
     library, evidence, version = found
     adapter = library in ("kafka-python", "aiokafka") and member.subscription_version >= 3
     if adapter:
@@ -350,10 +357,21 @@ def _by_shape(snapshot: GroupSnapshot, member_id: str, reader: _LayoutReader) ->
         return "java", "strategies offered 'range, cooperative-sticky' (Java's default)", None
     layout = reader.layout(snapshot.protocol, member_id, member.user_data,
                            member.subscription_version)
+    if layout.lower() in _SHARED_LAYOUTS:
+        return None
     for needle, library in _LAYOUT_WRITERS:
         if needle in layout.lower():
             return library, f"user data layout {layout!r}", None
     return None
+
+
+def _shared_layout(snapshot: GroupSnapshot, member_id: str, reader: _LayoutReader) -> str | None:
+    """Why a member whose user data more than one client writes is not identified."""
+    member = snapshot.members[member_id]
+    layout = reader.layout(snapshot.protocol, member_id, member.user_data,
+                           member.subscription_version)
+    shared = _SHARED_LAYOUTS.get(layout.lower())
+    return f"user data layout {layout!r}: {shared}" if shared else None
 
 
 @dataclass(frozen=True)

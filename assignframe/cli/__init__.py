@@ -42,6 +42,9 @@ __all__ = ["COMMANDS", "EXIT_OK", "EXIT_SKIPPED", "EXIT_UNUSABLE", "build_parser
 #: Command modules, in ``--help`` order.
 COMMANDS = tuple(COMMAND_SUMMARIES)
 
+#: Ctrl-C (SIGINT): 128 + 2, as a shell reports a command it interrupted.
+EXIT_INTERRUPTED = 130
+
 #: A plugin or strategy that misbehaved (names itself in the message).
 EXIT_PLUGIN_FAILED = 1
 
@@ -94,15 +97,24 @@ def _command_named(words: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(words).parse_args(words)
     try:
+        args = build_parser(words).parse_args(words)
         return int(args.handler(args))
+    except KeyboardInterrupt:
+        return _interrupted()
     except BrokenPipeError:
         return _reader_went_away()
     except INPUT_ERRORS as exc:
         return _fail(exc, EXIT_UNUSABLE, words)
     except AssignframeError as exc:
         return _fail(exc, EXIT_PLUGIN_FAILED, words)
+
+
+def _interrupted() -> int:
+    # Ctrl-C: the shell's convention, 128 + SIGINT, one line and no traceback, in every command
+    # (a watch is normally ended this way: its history holds every event up to here)
+    print("assignframe: interrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 def _reader_went_away() -> int:
@@ -130,6 +142,8 @@ def describe_error(exc: BaseException, words: Sequence[str] = ()) -> str:
     if isinstance(exc, InputError):
         return _first_line(str(exc))
     if isinstance(exc, OSError) and exc.filename is not None:
+        if _is_output(str(exc.filename), words):
+            return str(InputError.unwritable(exc, str(exc.filename)))
         return str(InputError.unreadable(exc, str(exc.filename)))
     message = _first_line(str(exc)) or type(exc).__name__
     for word in sorted({w for w in words if w and not w.startswith("-")}, key=len, reverse=True):
@@ -137,6 +151,19 @@ def describe_error(exc: BaseException, words: Sequence[str] = ()) -> str:
         if located:
             return f"{located[2]} ({word}{located[1] or ''})"
     return message
+
+
+#: options naming what a command writes (an OSError on their path is "cannot write")
+OUTPUT_OPTIONS = ("--out", "--html")
+
+
+def _is_output(path: str, words: Sequence[str]) -> bool:
+    """``path`` is, or lies under, a value the user gave an output option."""
+    pairs = zip(words, words[1:], strict=False)
+    outputs = [after for option, after in pairs if option in OUTPUT_OPTIONS]
+    outputs += [w.split("=", 1)[1] for w in words if w.split("=", 1)[0] in OUTPUT_OPTIONS
+                and "=" in w]
+    return any(path == out or path.startswith(out.rstrip("/") + "/") for out in outputs)
 
 
 def _first_line(text: str) -> str:

@@ -26,11 +26,13 @@ __all__ = [
     "EXIT_STATUS",
     "add_command",
     "add_strategy_arguments",
+    "checked_bootstrap",
     "checked_options",
     "checked_strategies",
     "compact_partitions",
     "console",
     "parse_options",
+    "port_number",
     "positive_int",
     "print_json",
     "read_json",
@@ -45,7 +47,8 @@ class CommandLineError(InputError):
 #: What every command's exit code means (docs/cli.md, "Errors and exit status").
 EXIT_STATUS = (
     "exit status: 0 all done; 1 done, but something was skipped (one line each on stderr),\n"
-    "or a plugin misbehaved; 2 unusable input or usage. An error is one line on stderr:\n"
+    "or a plugin misbehaved; 2 unusable input or usage; 130 interrupted (Ctrl-C).\n"
+    "An error is one line on stderr:\n"
     "'assignframe: error: WHAT (WHERE)'"
 )
 
@@ -98,6 +101,25 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text}")
     return value
+
+
+def port_number(text: str) -> int:
+    """argparse type: a TCP port, 0 (any free port) to 65535."""
+    if not text.strip().isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number 0-65535, got {text!r}")
+    return int(text)
+
+
+def checked_bootstrap(text: str) -> str:
+    """``--bootstrap-server`` as given, once each address is ``HOST:PORT`` with a port 1-65535
+    (else one error line naming the option)."""
+    from ..cluster.probe import parse_bootstrap
+
+    try:
+        parse_bootstrap(text)
+    except ValueError as exc:
+        raise CommandLineError(str(exc), "--bootstrap-server") from None
+    return text
 
 
 def checked_strategies(

@@ -18,7 +18,14 @@ from ..decode.kafka import DEFAULT_MAX_FRAME_BYTES
 from ..decode.payload import BODY_KINDS, DETECTION_ORDER
 from ..errors import BrokerError
 from ..plugins.manager import get_plugin_manager
-from ._common import CommandLineError, add_command, checked_strategies, console, positive_int
+from ._common import (
+    CommandLineError,
+    add_command,
+    checked_bootstrap,
+    checked_strategies,
+    console,
+    positive_int,
+)
 
 __all__ = ["register"]
 
@@ -226,6 +233,7 @@ def _live_offsets(args: argparse.Namespace) -> LiveRecords:
     """The live reader: the kafka-python adapter, bound here (decode imports no client)."""
     if args.timeout <= 0:
         raise CommandLineError("expected seconds > 0", "--timeout")
+    checked_bootstrap(args.bootstrap_server)
     config = read_client_config(args.command_config)
     try:
         from ..kafka_python.offsets import consume_offsets
@@ -234,6 +242,15 @@ def _live_offsets(args: argparse.Namespace) -> LiveRecords:
                                "pip install 'assignframe[cluster]'", "--bootstrap-server") from None
 
     def live(report, progress, on_topics):
+        import time
+
+        from ..cluster.probe import listener_problem
+
+        protocol = str(config.settings.get("security_protocol", "PLAINTEXT"))
+        problem = listener_problem(args.bootstrap_server, protocol,
+                                   time.monotonic() + args.timeout)
+        if problem:
+            raise BrokerError(config.redact(problem))
         try:
             yield from consume_offsets(args.bootstrap_server, report, progress, args.timeout,
                                        args.topic, config.kafka_python_settings(), on_topics)

@@ -10,14 +10,14 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Any
 
 from ..cluster.config import ClientConfig, RedactingFilter, read_client_config
-from ..cluster.fleet import Inspection, inspect_cluster
+from ..cluster.fleet import GroupVerdict, Inspection, inspect_cluster
 from ..cluster.reader import GROUP_TYPES, GroupFilter
 from ..errors import BrokerError, InputError
 from ..snapshot import snapshot_to_dict
-from ._common import CommandLineError, add_command, console, print_json
+from ._common import CommandLineError, add_command, checked_bootstrap, console, print_json
+from .inspect_view import FORMATS, GROUP_STATES, parse_states, print_details, print_rows, shown
 
 __all__ = ["add_cluster_arguments", "cluster_settings", "print_inspection", "register",
            "write_inspection"]
@@ -29,19 +29,44 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "inspect",
         description=(
             "Read every consumer group of a running cluster once, without changing anything\n"
-            "(no join, heartbeat or commit is ever sent), and print a fleet table, worst\n"
-            "first: members, partitions, spread, lag, problems, recommended strategy and\n"
-            "migration verdict. --json prints one group snapshot per line, which\n"
-            "'assignframe audit' reads as it is."
+            "(no join, heartbeat or commit is ever sent). Prints a summary line (groups, with\n"
+            "members, with problems, unreadable, without members), then one row per group:\n"
+            "unreadable groups first, then groups with members worst first, groups with\n"
+            "committed offsets only last (members, partitions, spread, lag, problems,\n"
+            "recommended strategy, migration verdict). A table on a terminal, plain columns\n"
+            "when piped, --format tsv/csv for scripts. --detail shows what\n"
+            "kafka-consumer-groups.sh --describe shows (offsets, members, state). --json\n"
+            "prints one group snapshot per line, which 'assignframe audit' reads as it is.\n"
+            "A connection that fails says why (refused, DNS, not Kafka, SASL/TLS mismatch,\n"
+            "authentication, timeout); Ctrl-C exits 130."
         ),
         examples=(
             "assignframe inspect --bootstrap-server broker1:9092",
+            "assignframe inspect --bootstrap-server b1:9092 --problem any --state stable,empty",
+            "assignframe inspect --bootstrap-server b1:9092 --group orders-a,orders-b "
+            "--detail --format tsv",
             "assignframe inspect --bootstrap-server b1:9093 --command-config client.properties "
             "--group '^orders-' --json > groups.jsonl",
         ),
         docs="docs/cluster.md",
     )
     add_cluster_arguments(parser)
+    parser.add_argument("--state", action="append", metavar="STATES",
+                        help="only groups in these states (comma-separated, repeatable): "
+                        + ", ".join(GROUP_STATES))
+    parser.add_argument("--problem", action="append", default=[], metavar="WORDS",
+                        help="only groups whose problems name one of these words (comma-"
+                        "separated, repeatable; e.g. unowned, idle, reconciling, rebalancing, "
+                        "unreadable, lag; 'any': any problem)")
+    parser.add_argument("--format", choices=FORMATS, metavar="FORMAT",
+                        help="table (default on a terminal), plain (default when piped: "
+                        "aligned columns), tsv or csv (a header, one row per group: problems, "
+                        "verdicts, lag totals)")
+    parser.add_argument("--detail", action="store_true",
+                        help="each group in detail, as kafka-consumer-groups.sh --describe "
+                        "--state, --members --verbose and --offsets show it: coordinator, "
+                        "assignor, state; per partition the committed and log-end offsets, lag, "
+                        "owner, host and client id (--json: one object per group)")
     parser.add_argument("--json", action="store_true",
                         help="one group snapshot per line (audit input)")
     parser.add_argument("--out", type=Path, metavar="DIR",
@@ -55,7 +80,9 @@ def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bootstrap-server", required=True, metavar="HOST:PORT[,HOST:PORT]")
     parser.add_argument("--command-config", metavar="FILE",
                         help="client.properties: security.protocol, sasl.*, ssl.*")
-    parser.add_argument("--group", metavar="REGEX", help="only groups whose id matches")
+    parser.add_argument("--group", action="append", metavar="GROUPS",
+                        help="only these groups: comma-separated group ids (exact) or regular "
+                        "expressions (searched in the id); repeatable")
     parser.add_argument("--type", default=",".join(GROUP_TYPES), metavar="TYPES",
                         help="comma-separated group types (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
@@ -66,6 +93,7 @@ def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
 
 def cluster_settings(args: argparse.Namespace) -> tuple[ClientConfig, GroupFilter]:
     """The client config and group filter the arguments ask for (bad ones exit 2)."""
+    checked_bootstrap(args.bootstrap_server)
     types = tuple(t.strip().lower() for t in args.type.split(",") if t.strip())
     unknown = [t for t in types if t not in GROUP_TYPES]
     if unknown or not types:
@@ -73,11 +101,12 @@ def cluster_settings(args: argparse.Namespace) -> tuple[ClientConfig, GroupFilte
                                f"expected {', '.join(GROUP_TYPES)}", "--type")
     if args.timeout <= 0:
         raise CommandLineError("expected seconds > 0", "--timeout")
-    if args.group:
+    wanted = GroupFilter(",".join(args.group) if args.group else None, types)
+    for item in wanted.items:
         import re
 
         try:
-            re.compile(args.group)
+            re.compile(item)
         except re.error as exc:
             raise CommandLineError(f"not a regular expression: {exc}", "--group") from None
     config = read_client_config(args.command_config)
@@ -85,7 +114,7 @@ def cluster_settings(args: argparse.Namespace) -> tuple[ClientConfig, GroupFilte
     for key in config.ignored:
         print(f"assignframe: warning: {key} is not used by inspect/watch "
               f"({args.command_config})", file=sys.stderr)
-    return config, GroupFilter(args.group, types)
+    return config, wanted
 
 
 def _logging(config: ClientConfig, verbose: bool) -> None:
@@ -103,34 +132,78 @@ def _logging(config: ClientConfig, verbose: bool) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    states = parse_states(args.state)
+    form = args.format or ("table" if console().is_terminal else "plain")
     config, wanted = cluster_settings(args)
+    writable_outputs(args.out, args.html)
     try:
         inspection = inspect_cluster(args.bootstrap_server, config, wanted, args.timeout)
     except BrokerError as exc:
         raise InputError(config.redact(str(exc)), "--bootstrap-server") from None
-    if args.json:
-        for snapshot in inspection.snapshots:
-            print_json(snapshot_to_dict(snapshot))
-        _say_left_out(inspection)
+    if inspection.missing and not inspection.verdicts:
+        raise InputError(f"no such group {', '.join(map(repr, inspection.missing))}: the "
+                         "cluster does not list it and its coordinator does not know it "
+                         "(ids are exact; a regular expression such as 'orders.*' matches "
+                         "several)", "--group")
+    rows = shown(inspection, states, args.problem)
+    if args.detail:
+        _print_details(inspection, rows, args.json, form)
+    elif args.json:
+        for verdict in rows:
+            if verdict.snapshot is not None:
+                print_json(snapshot_to_dict(verdict.snapshot))
+        _say_left_out(rows)
     else:
-        print_inspection(inspection)
+        print_rows(inspection, rows, form)
     if args.out or args.html:
         write_inspection(args.out, args.html, inspection)
     return _said(inspection)
 
 
+def _print_details(inspection: Inspection, rows: list[GroupVerdict], as_json: bool,
+                   form: str) -> None:
+    from ..cluster.detail import group_detail
+
+    reads = {g.group_id: g for g in inspection.read.groups}
+    details = [group_detail(inspection.read, reads[v.group_id], v.snapshot) for v in rows]
+    if as_json:
+        for detail in details:
+            print_json(detail.as_dict())
+    else:
+        print_details(details, form)
+
+
+def writable_outputs(out: Path | None, html: Path | None) -> None:
+    """``--out`` made and ``--html``'s folder present before the cluster is read: an output
+    that cannot be written is said at once ("cannot write"), not after the whole pass."""
+    try:
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+        if html is not None and not html.parent.is_dir():
+            raise FileNotFoundError(2, "No such file or directory", str(html.parent))
+    except OSError as exc:
+        raise InputError.unwritable(exc, str(exc.filename or out or html)) from None
+
+
 def _said(inspection: Inspection) -> int:
     """Notices and unreadable groups on stderr, one line each; exit 1 when there was any."""
-    lines = [*inspection.read.notices, *inspection.unreadable]
+    lines = [*inspection.read.notices, *inspection.unreadable,
+             *(f"no such group {group_id!r} (--group)" for group_id in inspection.missing)]
     for line in lines:
         print(f"assignframe: skipped: {line}", file=sys.stderr)
     return 1 if lines else 0
 
 
-def _say_left_out(inspection: Inspection) -> None:
+def _say_left_out(rows: list[GroupVerdict]) -> None:
     """Groups read but without members have no snapshot (the audit reads groups with members):
     one note on stderr names them, so no group leaves ``--json`` silently."""
-    empty = [v for v in inspection.verdicts if v.snapshot is None and not v.unreadable]
+    empty = [v for v in rows if v.snapshot is None and not v.unreadable
+             and (v.view is None or not v.view.members)]
+    views = [v.group_id for v in rows if v.view is not None and v.view.members]
+    if views:
+        print(f"assignframe: note: {len(views)} share/Streams group(s) judged but not written "
+              f"as snapshot lines (the audit reads classic and consumer groups; --out's "
+              f"verdicts.json holds them): {', '.join(views)}", file=sys.stderr)
     if empty:
         named = "; ".join(f"{v.group_id} ({v.state or 'state unknown'}"
                           + "".join(f", {p}" for p in v.problems) + ")" for v in empty)
@@ -139,23 +212,8 @@ def _say_left_out(inspection: Inspection) -> None:
 
 
 def print_inspection(inspection: Inspection) -> None:
-    from rich.table import Table
-
-    table = Table(title=f"{inspection.read.bootstrap}: {len(inspection.verdicts)} group(s), "
-                        "worst first")
-    for column in ("group", "type/protocol", "state", "members", "partitions", "spread",
-                   "lag spread", "problems", "recommended", "migration"):
-        table.add_column(column)
-    for v in inspection.verdicts:
-        problems = v.unreadable or "; ".join(v.problems) or "-"
-        table.add_row(v.group_id, f"{v.group_type or '?'}/{v.protocol or '-'}", v.state or "?",
-                      _cell(v.members), _cell(v.partitions), _cell(v.spread),
-                      _cell(v.lag_spread), problems, v.recommendation or "-", v.migration or "-")
-    console().print(table)
-
-
-def _cell(value: Any) -> str:
-    return "-" if value is None else str(value)
+    """The fleet table of every group (the demo's view)."""
+    print_rows(inspection, inspection.verdicts, "table" if console().is_terminal else "plain")
 
 
 def write_inspection(out: Path | None, html: Path | None, inspection: Inspection) -> None:

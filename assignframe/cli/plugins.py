@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "plugins",
         description=(
             "List the installed strategies (name, distribution, version, rebalance protocols)\n"
-            "and the installed KIP-848 server assignors."
+            "and the installed server assignors (consumer, share and Streams groups)."
         ),
         examples=("assignframe plugins", "assignframe plugins --json"),
     )
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _server_table(servers: tuple[StrategyInfo, ...]) -> Table:
-    """KIP-848 server assignors: the broker computes the assignment with one of these."""
+    """Server assignors (KIP-848, KIP-932, KIP-1071): the broker assigns with one of these."""
     from rich.table import Table
 
     table = Table(
@@ -71,7 +71,7 @@ def _server_table(servers: tuple[StrategyInfo, ...]) -> Table:
         "version",
         "group types",
         "class",
-        title="Installed server assignors (KIP-848, computed by the broker)",
+        title="Installed server assignors (computed by the broker)",
     )
     for info in servers:
         table.add_row(

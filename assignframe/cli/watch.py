@@ -13,7 +13,7 @@ from pathlib import Path
 from ..cluster.exporter import WatchMetrics
 from ..cluster.watch import WatchOptions, watch
 from ..errors import BrokerError, InputError
-from ._common import CommandLineError, add_command
+from ._common import CommandLineError, add_command, port_number
 from .inspect import add_cluster_arguments, cluster_settings
 
 __all__ = ["register"]
@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="append events here (JSON lines); resumes from it")
     parser.add_argument("--stuck-after", type=float, default=300.0, metavar="S",
                         help="a group not settled for this long is 'stuck' (default: 300)")
-    parser.add_argument("--metrics-port", type=int, metavar="PORT",
+    parser.add_argument("--metrics-port", type=port_number, metavar="PORT",
                         help="serve Prometheus metrics on this port (0: any free port)")
     parser.set_defaults(handler=_run)
 
@@ -58,7 +58,11 @@ def _run(args: argparse.Namespace) -> int:
                            args.timeout)
     metrics = WatchMetrics()
     if args.metrics_port is not None:
-        server = metrics.serve(args.metrics_port)
+        try:
+            server = metrics.serve(args.metrics_port)
+        except OSError as exc:  # in use, or a privileged port
+            raise CommandLineError(f"cannot serve metrics on port {args.metrics_port}: "
+                                   f"{exc.strerror or exc}", "--metrics-port") from None
         print(f"assignframe: metrics on http://127.0.0.1:{server.server_port}/metrics",
               file=sys.stderr, flush=True)
 
@@ -72,6 +76,4 @@ def _run(args: argparse.Namespace) -> int:
         failed = watch(args.bootstrap_server, config, wanted, options, metrics, say, show)
     except BrokerError as exc:
         raise InputError(config.redact(str(exc)), "--bootstrap-server") from None
-    except KeyboardInterrupt:
-        return 0
     return 1 if failed else 0

@@ -18,7 +18,7 @@ __all__ = ["API_VERSIONS_BOOTSTRAP", "ApiSupport", "CODEC_VERSIONS", "READ_APIS"
 #: What the reader sends, in the order a pass needs them
 _READ = ("ApiVersions", "Metadata", "DescribeCluster", "ListGroups", "FindCoordinator",
          "DescribeGroups", "ConsumerGroupDescribe", "ShareGroupDescribe", "StreamsGroupDescribe",
-         "OffsetFetch", "ListOffsets")
+         "OffsetFetch", "ListOffsets", "DescribeShareGroupOffsets")
 
 
 def _codec_range(api: str) -> tuple[int, int]:

@@ -45,6 +45,17 @@ _USED = {"security.protocol", "sasl.mechanism", "sasl.jaas.config", "sasl.userna
          "client.id", "ssl.truststore.type", "ssl.keystore.type", *_FILES}
 _JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 MASK = "****"
+#: secrets this long are masked wherever they stand as a word, shorter ones only in fields
+_WORD_SECRET = 6
+#: a field whose value is a secret, in the forms it is written (properties, JAAS, a repr)
+_SECRET_FIELD = re.compile(
+    r"""((?:password|passwd|secret|jaas[._]config|sasl_plain_password|ssl_password)['"]?"""
+    r"""\s*[=:]\s*(['"]?))((?:[^'"\s;,}]|\\.)*)""", re.IGNORECASE)
+
+#: bytes kafka-python's debug log dumps (a SASL exchange's ``auth_bytes=b'...'``, a frame's
+#: ``Send: bytearray(b'...')``): they carry a password in no field of its own, so they are
+#: masked whole whatever the password's length
+_SECRET_BYTES = re.compile(r"""((?:auth_bytes=|bytearray\())b(['"])(?:\\.|(?!\2).)*\2""")
 
 
 @dataclass(frozen=True)
@@ -60,8 +71,17 @@ class ClientConfig:
         return dict(self.settings)
 
     def redact(self, text: str) -> str:
-        """``text`` with every secret replaced by ``****`` (longest first, so no part leaks)."""
+        """``text`` with every secret masked as ``****``, by field, not by text: the value of a
+        field that holds secrets (``password=...``, ``'sasl_plain_password': '...'``, a JAAS
+        line) whatever it is, and a secret of 6 characters or more given in the config wherever
+        it stands, inside other text too (kafka-python's debug log prints SASL bytes as
+        ``b'\\x00user\\x00SECRET'``, where no word boundary sits before it). A short
+        password (``p``) never masks other words' letters: fields only."""
+        text = _SECRET_FIELD.sub(lambda m: m[1] + MASK, text)
+        text = _SECRET_BYTES.sub(lambda m: m[1] + MASK, text)
         for secret in sorted(self.secrets, key=len, reverse=True):
+            if len(secret) < _WORD_SECRET:
+                continue  # 'p' as a word is no evidence of the password: fields only
             text = text.replace(secret, MASK)
         return text
 
@@ -155,20 +175,41 @@ def _sasl(properties: Mapping[str, str], path: str) -> dict[str, Any]:
 def _ssl(properties: Mapping[str, str], path: str) -> dict[str, Any]:
     for key in ("ssl.truststore.type", "ssl.keystore.type"):
         if properties.get(key, "PEM").upper() != "PEM":
-            raise InputError(f"{key} {properties[key]}: only PEM files can be read here "
-                             "(convert the store, e.g. with keytool and openssl)", path)
+            raise InputError(f"{key} {properties[key]}: {_CONVERT}", path)
     settings: dict[str, Any] = {}
     for key, setting in _FILES.items():
         if properties.get(key):
             location = Path(properties[key])
             if not location.is_file():
                 raise InputError(f"{key} names a file that does not exist", path)
+            _pem_or_refused(key, location, path)
             settings[setting] = str(location)
     if properties.get("ssl.key.password"):
         settings["ssl_password"] = properties["ssl.key.password"]
     if properties.get("ssl.endpoint.identification.algorithm", "https") == "":
         settings["ssl_check_hostname"] = False
     return settings
+
+
+#: how the stores Java reads begin, when they are not PEM text
+_STORE_MAGIC = ((b"\xfe\xed\xfe\xed", "a JKS store"), (b"\xce\xce\xce\xce", "a JCEKS store"),
+                (b"\x30", "a PKCS12 (or DER) store"))
+_CONVERT = ("only PEM files can be read here; convert it, e.g. the CA of a trust store: "
+            "keytool -exportcert -rfc -keystore STORE.jks -alias ALIAS > ca.pem "
+            "(docs/cluster.md)")
+
+
+def _pem_or_refused(key: str, location: Path, path: str) -> None:
+    """A store given without ``ssl.*.type`` is read by its first bytes: a JKS or PKCS12 store
+    is refused with the way to convert it, before any connection."""
+    try:
+        with open(location, "rb") as f:
+            head = f.read(4)
+    except OSError as exc:
+        raise InputError(f"{key} cannot be read: {exc.strerror or exc}", path) from None
+    for magic, what in _STORE_MAGIC:
+        if head.startswith(magic):
+            raise InputError(f"{key} is {what}, not PEM: {_CONVERT}", path)
 
 
 class RedactingFilter(logging.Filter):

@@ -11,14 +11,32 @@ Gauges describe the last poll; counters add up over the watch. Names and labels 
 ``assignframe_group_reconciling_members{group}``         consumer protocol: members short of target
 ``assignframe_group_unsettled_seconds{group}``           seconds since the group was last settled
 ``assignframe_group_readable{group}``                    1 read fully, 0 not (see the history)
+``assignframe_group_lag{group}``                         records behind on committed partitions
+``assignframe_group_uncommitted_partitions{group}``      partitions with no committed offset
 ``assignframe_group_migration_refused{group}``           classic: 1 when the online upgrade fails
 ``assignframe_member_partitions{group,member,client_id}``  partitions a member owns
-``assignframe_member_lag{group,member,client_id}``       lag of what a member owns
-``assignframe_rebalances_total{group}``                  epoch / generation changes seen
+``assignframe_member_lag{group,member,client_id}``       lag of what a member owns (committed)
+``assignframe_group_backlog{group}``                     share: records past the start offsets
+``assignframe_group_behind_members{group}``              share: members short of the epoch
+``assignframe_member_tasks{group,member,client_id,kind}``  Streams: tasks by kind
+``assignframe_rebalances_total{group}``                  generations / epochs gone by
+``assignframe_groups_vanished_total``                    groups that were no longer listed
+``assignframe_up``                                       1 when the last poll read the cluster
+``assignframe_last_successful_poll_timestamp_seconds``   when a poll last read the cluster
 ``assignframe_partitions_moved_total{group}``            partitions that changed owner
 ``assignframe_scrape_errors_total{api}``                 failed polls, by the API that failed
 ``assignframe_polls_total``                              polls done
 ======================================================  ==================================
+
+Share groups fill the group gauges with partitions (a partition several members share counts
+for each of them in ``member_partitions``) and ``member_lag`` with each member's backlog;
+Streams groups with active tasks (``group_partitions`` is their task count, ``member_lag`` the
+lag of a member's active tasks' input partitions), ``reconciling_members`` as for the consumer
+protocol. A value the broker did not give is left out, never 0.
+
+While the cluster cannot be read (``assignframe_up`` 0), the per-group gauges are not served
+(the last poll's values would read as current): only ``assignframe_group_readable`` 0 for each
+group known so far.
 """
 
 from __future__ import annotations
@@ -29,6 +47,7 @@ from typing import Any
 
 from .fleet import GroupVerdict
 from .history import GroupState
+from .share_streams import ShareView, StreamsView
 
 __all__ = ["WatchMetrics"]
 
@@ -44,13 +63,18 @@ class WatchMetrics:
         self.moved: Counter[str] = Counter()
         self.errors: Counter[str] = Counter()
         self.polls = 0
+        self.vanished = 0
+        self.up = False
+        self.last_success: float | None = None
 
     def count(self, group_id: str, events: list[dict[str, Any]]) -> None:
         for event in events:
             if event["event"] == "epoch":
-                self.rebalances[group_id] += 1
+                self.rebalances[group_id] += event.get("rebalances", 1)
             elif event["event"] == "moved":
                 self.moved[group_id] += len(event["partitions"])
+            elif event["event"] == "vanished":
+                self.vanished += 1
 
     def serve(self, port: int) -> Any:
         """Start the HTTP endpoint on ``port`` (0: any free port); returns the server."""
@@ -76,12 +100,25 @@ class WatchMetrics:
             ("reconciling_members", "members whose assignment is short of their target"),
             ("unsettled_seconds", "seconds since the group was last stable and reconciled"),
             ("readable", "1 when the group was read fully"),
-            ("migration_refused", "classic groups: 1 when the online upgrade would fail"))}
+            ("lag", "records behind on the partitions with a committed offset"),
+            ("uncommitted_partitions", "subscribed partitions with no committed offset"),
+            ("migration_refused", "classic groups: 1 when the online upgrade would fail"),
+            ("backlog", "share groups: records past the share-partition start offsets"),
+            ("behind_members", "share groups: members short of the assignment epoch"))}
         per_member = {name: gauge(f"member_{name}", doc, ["group", "member", "client_id"])
                       for name, doc in (("partitions", "partitions the member owns"),
                                         ("lag", "lag of the partitions the member owns"))}
-        for v in self.verdicts:
-            self._group(v, members, gauges, per_member)
+        per_member["tasks"] = gauge("member_tasks", "Streams: tasks the member holds, by kind",
+                                    ["group", "member", "client_id", "kind"])
+        if self.up:
+            for v in self.verdicts:
+                self._group(v, members, gauges, per_member)
+                if v.view is not None and not v.unreadable:
+                    _view(v, v.view, members, gauges, per_member)
+        else:  # nothing read now: only that it is not readable
+            for group_id, state in sorted(self.states.items()):
+                if state.state != "Vanished":
+                    gauges["readable"].add_metric([group_id], 0)
         yield members
         yield from gauges.values()
         yield from per_member.values()
@@ -96,6 +133,18 @@ class WatchMetrics:
         polls = CounterMetricFamily("assignframe_polls", "polls done")
         polls.add_metric([], self.polls)
         yield polls
+        vanished = CounterMetricFamily("assignframe_groups_vanished",
+                                       "groups that were no longer listed")
+        vanished.add_metric([], self.vanished)
+        yield vanished
+        up = GaugeMetricFamily("assignframe_up", "1 when the last poll read the cluster")
+        up.add_metric([], 1 if self.up else 0)
+        yield up
+        if self.last_success is not None:
+            last = GaugeMetricFamily("assignframe_last_successful_poll_timestamp_seconds",
+                                     "when a poll last read the cluster (Unix seconds)")
+            last.add_metric([], self.last_success)
+            yield last
 
     def _group(self, v: GroupVerdict, members: Any, gauges: dict[str, Any],
                per_member: dict[str, Any]) -> None:
@@ -104,9 +153,12 @@ class WatchMetrics:
         state = self.states.get(v.group_id)
         if state is not None and state.unsettled_since is not None:
             gauges["unsettled_seconds"].add_metric(g, max(0.0, self.now - state.unsettled_since))
+        if v.lag is not None:
+            gauges["lag"].add_metric(g, v.lag)  # offsets-only groups too
         snapshot = v.snapshot
         if snapshot is None:
             return
+        gauges["uncommitted_partitions"].add_metric(g, len(v.no_commit))
         members.add_metric([v.group_id, snapshot.group_type], len(snapshot.members))
         gauges["partitions"].add_metric(g, v.partitions)
         gauges["assignment_spread"].add_metric(g, v.spread or 0)
@@ -122,9 +174,39 @@ class WatchMetrics:
         for member, assignment in snapshot.current.assignments.items():
             labels = [v.group_id, member, snapshot.info(member).client_id or ""]
             per_member["partitions"].add_metric(labels, len(assignment.partitions))
-            if snapshot.lags is not None:
-                per_member["lag"].add_metric(labels, sum(snapshot.lags.get(tp, 0)
-                                                         for tp in assignment.partitions))
+            if v.member_lag is not None:
+                per_member["lag"].add_metric(labels, v.member_lag.get(member, 0))
+
+
+def _view(v: GroupVerdict, view: ShareView | StreamsView, members: Any, gauges: dict[str, Any],
+          per_member: dict[str, Any]) -> None:
+    """A share or Streams group's gauges, from its view."""
+    g = [v.group_id]
+    members.add_metric([v.group_id, view.group_type], len(view.members))
+    if v.partitions is not None:
+        gauges["partitions"].add_metric(g, v.partitions)
+    if v.spread is not None:
+        gauges["assignment_spread"].add_metric(g, v.spread)
+    if v.lag_spread is not None:
+        gauges["lag_spread"].add_metric(g, v.lag_spread)
+    gauges["unowned_partitions"].add_metric(g, len(view.unassigned()))
+    gauges["reconciling_members"].add_metric(g, len(view.reconciling()))
+    if isinstance(view, ShareView):
+        if view.total_backlog() is not None:
+            gauges["backlog"].add_metric(g, view.total_backlog())
+        gauges["behind_members"].add_metric(g, len(view.behind()))
+        for m in view.members:
+            labels = [v.group_id, m.member_id, m.client_id or ""]
+            per_member["partitions"].add_metric(labels, len(m.partitions))
+            if view.member_backlog(m) is not None:
+                per_member["lag"].add_metric(labels, view.member_backlog(m))
+        return
+    for sm in view.members:
+        labels = [v.group_id, sm.member_id, sm.client_id or ""]
+        for kind, tasks in sm.tasks.items():
+            per_member["tasks"].add_metric([*labels, kind], len(tasks))
+        if view.member_lag(sm) is not None:
+            per_member["lag"].add_metric(labels, view.member_lag(sm))
 
 
 class _Collector:

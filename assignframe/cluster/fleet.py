@@ -4,7 +4,9 @@ The verdict's numbers are the audit's (:func:`assignframe.audit.audit_group` on 
 snapshot, exactly as ``assignframe audit`` reads ``inspect --json``): current validity and
 problems, spread of partitions and of lag per member, idle members, the recommended strategy and,
 for classic groups, the migration verdict. A group that could not be read is a verdict of its
-own (``unreadable``), ranked worst: it is never shown as healthy.
+own (``unreadable``), ranked worst: it is never shown as healthy. Share and Streams groups are
+judged on views of their own (:mod:`.share_streams`: balance, idle and behind members, backlog
+or task lag, reconciliation), kept in :attr:`GroupVerdict.view`.
 """
 
 from __future__ import annotations
@@ -16,13 +18,24 @@ from typing import Any
 from ..audit.group import audit_group
 from ..audit.rerun import AuditContext
 from ..audit.rows import current_metrics
+from ..audit.streams_migration import is_classic_streams, streams_migration
+from ..metrics import lag_per_member
 from ..snapshot import GroupSnapshot, snapshot_to_dict
 from .config import ClientConfig
-from .groups import NOT_SNAPSHOTTED, described_size, group_snapshot, rebalancing, unreadable
+from .group_records import GroupMetadataLog
+from .groups import (
+    NOT_SNAPSHOTTED,
+    group_snapshot,
+    rebalancing,
+    rebalancing_assignments,
+    unreadable,
+)
 from .reader import ClusterRead, GroupFilter, GroupRead, read_cluster
+from .share_streams import ShareView, StreamsView, view_of
 from .transport import Transport
 
-__all__ = ["GroupVerdict", "Inspection", "inspect_cluster", "verdicts"]
+__all__ = ["GroupVerdict", "Inspection", "absent", "committed_lag", "inspect_cluster",
+           "verdicts"]
 
 
 @dataclass
@@ -42,15 +55,43 @@ class GroupVerdict:
     migration: str | None = None
     unreadable: str | None = None
     snapshot: GroupSnapshot | None = None
+    #: the member ids the coordinator listed (holding partitions or not)
+    member_ids: list[str] = field(default_factory=list)
+    #: records behind over the partitions with a committed offset (None: no lag known)
+    lag: int | None = None
+    #: member id -> lag of the partitions it owns that have a committed offset
+    member_lag: dict[str, int] | None = None
+    #: a rebalancing classic group: member id -> the partitions (``t-p``) it holds now
+    held: dict[str, list[str]] | None = None
+    #: subscribed (or, without members, listed) partitions with no committed offset, ``t-p``:
+    #: their lag is not known (where the consumer starts is its ``auto.offset.reset``)
+    no_commit: list[str] = field(default_factory=list)
+    view: ShareView | StreamsView | None = None
 
     def badness(self) -> tuple[int, int, int, int]:
         """Worst first: unreadable, then problems, spread and lag spread."""
         return (1 if self.unreadable else 0, len(self.problems), self.spread or 0,
                 self.lag_spread or 0)
 
+    def triage(self) -> tuple[int, int, int, int, int]:
+        """The fleet table's order: unreadable groups, then groups with members worst first,
+        then groups without members (committed offsets only) last."""
+        rank = 0 if self.unreadable else (1 if self.members else 2)
+        unreadable, problems, spread, lag_spread = self.badness()
+        return (rank, -unreadable, -problems, -spread, -lag_spread)
+
     def as_dict(self) -> dict[str, Any]:
-        data = {k: v for k, v in self.__dict__.items() if k != "snapshot"}
+        data = {k: v for k, v in self.__dict__.items() if k not in ("snapshot", "view")}
+        if self.view is not None:
+            data["detail"] = self.view.as_dict()
         return data
+
+
+#: a group's lag is imbalanced when the spread of lag per member (most - least behind) is more
+#: than this share of the group's lag, and the group is at least LAG_IMBALANCE_MIN records
+#: behind (two members: one more than three times as far behind as the other)
+LAG_IMBALANCE_SHARE = 0.5
+LAG_IMBALANCE_MIN = 1000
 
 
 @dataclass
@@ -60,6 +101,8 @@ class Inspection:
     read: ClusterRead
     verdicts: list[GroupVerdict]
     requests: dict[str, int]
+    #: groups asked for by id that do not exist (never a row of their own)
+    missing: list[str] = field(default_factory=list)
 
     @property
     def snapshots(self) -> list[GroupSnapshot]:
@@ -74,34 +117,60 @@ def inspect_cluster(bootstrap: str, config: ClientConfig, wanted: GroupFilter,
                     timeout_s: float, context: AuditContext | None = None) -> Inspection:
     """Connect, read one pass, judge every group (see the module's docstring)."""
     transport = Transport(bootstrap, config, timeout_s)
+    group_log = GroupMetadataLog(bootstrap, config, timeout_s)
     try:
-        read = read_cluster(transport, wanted)
+        read = read_cluster(transport, wanted, group_log)
     finally:
         transport.close()
-    return Inspection(read, verdicts(read, context), transport.requests_per_api())
+        group_log.close()
+    missing = [g.group_id for g in read.groups if absent(g)]
+    return Inspection(read, verdicts(read, context), transport.requests_per_api(), missing)
+
+
+def absent(group: GroupRead) -> bool:
+    """A group asked for by id that ListGroups did not list and the coordinator does not know
+    (Dead, or GROUP_ID_NOT_FOUND), with no committed offsets: there is no such group."""
+    return not group.listed and not group.committed and (
+        group.state == "Dead" or any("GROUP_ID_NOT_FOUND" in p for p in group.problems))
 
 
 def verdicts(read: ClusterRead, context: AuditContext | None = None) -> list[GroupVerdict]:
+    """A verdict per group read (none for :func:`absent` ones), in triage order."""
     context = context or AuditContext.create()
-    judged = [_verdict(read, group, context) for group in read.groups]
-    return sorted(judged, key=lambda v: (tuple(-x for x in v.badness()), v.group_id))
+    judged = [_verdict(read, group, context) for group in read.groups if not absent(group)]
+    return sorted(judged, key=lambda v: (v.triage(), v.group_id))
+
+
+def committed_lag(read: ClusterRead, group: GroupRead) -> int | None:
+    """Total lag of ``group``'s partitions with a committed offset whose end offset was read
+    (end - committed, never negative); None when there is no such partition. Partitions never
+    committed are not counted: their lag is not known."""
+    known = [max(0, read.end_offsets[tp] - offset) for tp, offset in group.committed.items()
+             if tp in read.end_offsets]
+    return sum(known) if known else None
 
 
 def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> GroupVerdict:
     verdict = GroupVerdict(group.group_id, group.group_type, group.state)
+    verdict.lag = committed_lag(read, group)
     verdict.unreadable = unreadable(group)
     if verdict.unreadable:
-        if group.group_type in NOT_SNAPSHOTTED and group.described is not None:
-            verdict.members, verdict.partitions = described_size(group)  # read, not judged
         return verdict
+    if group.described is not None:
+        verdict.member_ids = sorted(m.member_id for m in group.described.members)
+    if group.group_type in NOT_SNAPSHOTTED:
+        return _judged_view(read, group, verdict)
     if rebalancing(group):
+        held = rebalancing_assignments(group)
         verdict.members = len(group.described.members)
-        verdict.problems = [f"state {group.state}: rebalancing (Kafka describes members without "
-                            "their subscriptions and assignments until it completes)"]
+        verdict.held = {m: [f"{tp.topic}-{tp.partition}" for tp in tps] for m, tps in held.items()}
+        verdict.partitions = len({tp for tps in held.values() for tp in tps})
+        verdict.problems = [f"state {group.state}: rebalancing (Kafka describes members with "
+                            "what they hold but without their subscriptions until it completes)"]
         return verdict
     snapshot = group_snapshot(read, group)
     if snapshot is None:  # no members: committed offsets only, or no such group
-        verdict.problems = _lag_without_members(read, group)
+        verdict.problems = _lag_without_members(verdict.lag, group)
         if group.state == "Dead":
             verdict.problems.append("no such group (the coordinator says Dead)")
         return verdict
@@ -113,9 +182,39 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
     verdict.members = len(snapshot.members)
     verdict.partitions = len(snapshot.partitions())
     verdict.spread, verdict.lag_spread = current["spread"], current["lag_spread"]
-    verdict.problems = _problems(snapshot, current)
-    verdict.recommendation = first.get("recommendation")
+    _lags(verdict, snapshot, group)
+    verdict.problems = _problems(snapshot, current) + _lag_problems(verdict)
+    verdict.recommendation = _recommendation(first.get("recommendation"), snapshot.protocol)
     verdict.migration = _migration(first) if snapshot.group_type == "classic" else None
+    if is_classic_streams(snapshot):  # a Kafka Streams app moves to the Streams protocol
+        verdict.migration = streams_migration(snapshot)
+    return verdict
+
+
+def _judged_view(read: ClusterRead, group: GroupRead, verdict: GroupVerdict) -> GroupVerdict:
+    """A share group: partitions per member, backlog spread over members; a Streams group:
+    active tasks per member, task lag spread over members (the views' own numbers)."""
+    view = view_of(read, group)
+    verdict.view = view
+    if view is None or not view.members:
+        verdict.members, verdict.partitions = 0, None
+        if view is not None and isinstance(view, ShareView) and view.total_backlog():
+            verdict.problems = [f"no members; backlog {view.total_backlog()}"]
+        return verdict
+    verdict.protocol = view.assignor
+    verdict.members = len(view.members)
+    verdict.spread = view.spread()
+    if isinstance(view, ShareView):
+        verdict.partitions = len(view.partitions())
+        lags = [view.member_backlog(m) for m in view.members]
+    else:
+        verdict.partitions = len(view.all_tasks())
+        lags = [view.member_lag(m) for m in view.members]
+    known = [lag for lag in lags if lag is not None]
+    verdict.lag_spread = max(known) - min(known) if known and len(known) == len(lags) else None
+    verdict.problems = view.problems()
+    if group.share_offsets_error:
+        verdict.problems.append(f"DescribeShareGroupOffsets: {group.share_offsets_error}")
     return verdict
 
 
@@ -132,16 +231,64 @@ def _problems(snapshot: GroupSnapshot, current: dict[str, Any]) -> list[str]:
     if reconciling:
         found.append(f"{len(reconciling)} member(s) reconciling toward epoch "
                      f"{snapshot.target_epoch}")
+        found += _holding_back(snapshot)
     if snapshot.group_state not in (None, "Stable", "Empty"):
         found.append(f"state {snapshot.group_state}")
+    types = [snapshot.info(m).member_type for m in snapshot.members]
+    if snapshot.group_type == "consumer" and "classic" in types:
+        found.append(f"mixed group (mid-migration): {types.count('classic')} classic member(s), "
+                     f"{types.count('consumer')} consumer member(s)")
     return found
 
 
-def _lag_without_members(read: ClusterRead, group: GroupRead) -> list[str]:
-    lag = sum(max(0, read.end_offsets.get(tp, offset) - offset)
-              for tp, offset in group.committed.items())
+def _holding_back(snapshot: GroupSnapshot) -> list[str]:
+    """Consumer protocol: each member still holding partitions its target no longer has (it
+    has not revoked them yet), which keeps the members they go to waiting: named with its
+    client and epoch, so the blocked group points at the member that blocks it."""
+    found = []
+    target = snapshot.target.assignments if snapshot.target is not None else {}
+    for member, held in snapshot.current.assignments.items():
+        kept = set(target[member].partitions) if member in target else set()
+        owed = [tp for tp in held.partitions if tp not in kept]
+        if owed:
+            info = snapshot.info(member)
+            found.append(f"member {member} ({info.client_id or 'client unknown'}, epoch "
+                         f"{info.member_epoch}) has not revoked "
+                         f"{_pairs([tp.topic, tp.partition] for tp in owed)}")
+    return found
+
+
+def _lag_without_members(lag: int | None, group: GroupRead) -> list[str]:
     return [f"no members; lag {lag} on {len(group.committed)} committed partition(s)"] \
         if lag else []
+
+
+def _lags(verdict: GroupVerdict, snapshot: GroupSnapshot, group: GroupRead) -> None:
+    """Total lag, lag per member (the core's :func:`lag_per_member`) and the partitions whose
+    lag is unknown because nothing was committed for them."""
+    verdict.no_commit = [f"{tp.topic}-{tp.partition}" for tp in snapshot.partitions()
+                         if tp not in group.committed]
+    if snapshot.lags:
+        verdict.member_lag = lag_per_member(snapshot.current, snapshot.lags)
+
+
+def _lag_problems(verdict: GroupVerdict) -> list[str]:
+    found = []
+    if verdict.no_commit:
+        found.append(f"no commit on {_names(verdict.no_commit)} (lag unknown: where the "
+                     "consumer starts is its auto.offset.reset)")
+    member_lag = verdict.member_lag or {}
+    if verdict.lag and verdict.lag >= LAG_IMBALANCE_MIN and len(member_lag) > 1 and \
+            (verdict.lag_spread or 0) > LAG_IMBALANCE_SHARE * verdict.lag:
+        most = max(member_lag, key=lambda m: (member_lag[m], m))
+        least = min(member_lag, key=lambda m: (member_lag[m], m))
+        found.append(f"lag imbalance: {most} is {member_lag[most]} records behind, {least} "
+                     f"{member_lag[least]} (of {verdict.lag})")
+    return found
+
+
+def _names(shown: list[str]) -> str:
+    return ", ".join(shown[:5]) + (", ..." if len(shown) > 5 else "")
 
 
 def _pairs(pairs: Iterable[list[Any]]) -> str:
@@ -149,9 +296,17 @@ def _pairs(pairs: Iterable[list[Any]]) -> str:
     return ", ".join(shown[:5]) + (", ..." if len(shown) > 5 else "")
 
 
+def _recommendation(best: str | None, running: str | None) -> str | None:
+    """The audit's best strategy; when the group already runs it, that is no switch."""
+    return f"keep {best}" if best is not None and best == running else best
+
+
 def _migration(row: dict[str, Any]) -> str | None:
     if row.get("upgrade_refused") is None:
         return None
     if row["upgrade_refused"]:
         return f"refused: {row.get('upgrade_refusal')}"
+    if row.get("unknown_clients"):  # the verdict holds only for the clients identified
+        return (f"allowed, but the client of {row['unknown_clients']} member(s) is not "
+                "identified: check it speaks the consumer protocol")
     return "allowed"

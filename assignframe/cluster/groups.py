@@ -16,22 +16,23 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ..classic.wire import decode_member_assignment
+from ..errors import CodecError
 from ..lag import partition_lag
 from ..model import Cluster, GroupAssignment, Member, MemberAssignment, TopicPartition
 from ..snapshot import CapturedMember, GroupSnapshot, MemberInfo, MemberWire, snapshot_from_wire
+from .group_records import group_generation
 from .reader import ClusterRead, GroupRead
 
-__all__ = ["NOT_SNAPSHOTTED", "REBALANCING", "described_size", "group_snapshot", "rebalancing",
-           "unreadable"]
+__all__ = ["NOT_SNAPSHOTTED", "REBALANCING", "group_snapshot", "rebalancing",
+           "rebalancing_assignments", "unreadable"]
 
 #: classic group states in which Kafka's DescribeGroups leaves member metadata out
 REBALANCING = ("PreparingRebalance", "CompletingRebalance")
 #: ConsumerGroupDescribe v1's member type (KIP-1099): 0 classic, 1 consumer
 _MEMBER_TYPES = {0: "classic", 1: "consumer"}
-#: group types the reader describes but never turns into snapshots (so never judges)
+#: group types with no GroupSnapshot: judged as views of their own (.share_streams)
 NOT_SNAPSHOTTED = ("share", "streams")
-_TASK_KINDS = (("active_tasks", "active"), ("standby_tasks", "standby"),
-               ("warmup_tasks", "warm-up"))
 
 
 def unreadable(group: GroupRead) -> str | None:
@@ -49,44 +50,7 @@ def unreadable(group: GroupRead) -> str | None:
             described.protocol_type not in ("consumer", ""):
         return (f"group {group.group_id} has protocol type {described.protocol_type!r}: "
                 "not a consumer group (Connect, Schema Registry ...)")
-    if group.group_type in NOT_SNAPSHOTTED:
-        return _not_judged(group)
     return None
-
-
-def described_size(group: GroupRead) -> tuple[int, int | None]:
-    """(members, partitions) a share or streams group's describe named: a share group's
-    distinct assigned partitions; None for a streams group, whose members hold tasks."""
-    members = group.described.members
-    if group.group_type == "share":
-        return len(members), len(_share_partitions(members))
-    return len(members), None
-
-
-def _share_partitions(members: Any) -> set[tuple[str, int]]:
-    return {(t.topic_name, p) for m in members for t in m.assignment.topic_partitions
-            for p in t.partitions}
-
-
-def _tasks(members: Any, kind: str) -> set[tuple[str, int]]:
-    """The distinct (subtopology, partition) tasks of one kind the members hold."""
-    return {(t.subtopology_id, p) for m in members for t in getattr(m.assignment, kind)
-            for p in t.partitions}
-
-
-def _not_judged(group: GroupRead) -> str:
-    """What was read of a share or streams group, and that it is not judged: the reader
-    describes them (ShareGroupDescribe, StreamsGroupDescribe) but makes no snapshot of them, so
-    no balance, validity or lag verdict exists (never shown as healthy)."""
-    members = group.described.members
-    if group.group_type == "share":
-        what = f"{len(_share_partitions(members))} partition(s) assigned"
-    else:
-        what = ", ".join(f"{len(_tasks(members, kind))} {name}"
-                         for kind, name in _TASK_KINDS) + " task(s) assigned"
-    return (f"{group.group_type} group {group.group_id}: described ({len(members)} member(s), "
-            f"{what}) but not judged: assignframe makes no snapshot of {group.group_type} "
-            "groups")
 
 
 def rebalancing(group: GroupRead) -> bool:
@@ -98,10 +62,26 @@ def rebalancing(group: GroupRead) -> bool:
         all(not m.member_metadata for m in group.described.members)
 
 
+def rebalancing_assignments(group: GroupRead) -> dict[str, tuple[TopicPartition, ...]]:
+    """What each member of a rebalancing classic group holds: Kafka describes every member's
+    current assignment in any state (``describeNoMetadata`` leaves out only the subscription),
+    so the partitions are known while the new generation is made. An assignment that does not
+    decode counts as nothing held (the group is not snapshotted, so nothing is judged on it)."""
+    held: dict[str, tuple[TopicPartition, ...]] = {}
+    for m in group.described.members:
+        try:
+            held[m.member_id] = decode_member_assignment(m.member_assignment).partitions \
+                if m.member_assignment else ()
+        except CodecError:
+            held[m.member_id] = ()
+    return held
+
+
 def group_snapshot(read: ClusterRead, group: GroupRead) -> GroupSnapshot | None:
-    """The snapshot of ``group`` (None for a group with no members, one :func:`unreadable`, or
-    one :func:`rebalancing`)."""
-    if unreadable(group) or not group.described.members or rebalancing(group):
+    """The snapshot of ``group`` (None for a group with no members, one :func:`unreadable`, one
+    :func:`rebalancing`, or a share or Streams group: see :mod:`.share_streams`)."""
+    if unreadable(group) or not group.described.members or rebalancing(group) or \
+            group.group_type in NOT_SNAPSHOTTED:
         return None
     if group.group_type == "consumer":
         snapshot = _consumer(read, group)
@@ -118,23 +98,25 @@ def _classic(read: ClusterRead, group: GroupRead) -> GroupSnapshot:
         # DescribeGroups shows the elected protocol's metadata only, not what else was offered
         MemberInfo(client_id=m.client_id or None, client_host=m.client_host or None),
     ) for m in described.members]
+    generation = group_generation(group.recorded, described.group_state,
+                                  (m.member_id for m in described.members))
     snapshot = snapshot_from_wire(
-        group.group_id, -1, described.protocol_data or None, members, read.partitions,
+        group.group_id, -1 if generation is None else generation,
+        described.protocol_data or None, members, read.partitions,
         lenient=True, group_state=described.group_state, observed_at=read.observed_at,
-        notes=("DescribeGroups does not report the generation",),
+        notes=() if generation is not None else (_generation_unknown(group),),
     )
-    return _with_generation(_with_lags(read, group, snapshot))
+    return _with_lags(read, group, snapshot)
 
 
-def _with_generation(snapshot: GroupSnapshot) -> GroupSnapshot:
-    """The generation members carry in their subscriptions (cooperative protocols, v2+), when
-    they agree; else it stays unknown (-1)."""
-    seen = {m.generation for m in snapshot.members.values() if m.generation >= 0}
-    if len(seen) != 1:
-        return snapshot
-
-    return replace(snapshot, generation=seen.pop(), notes=tuple(
-        n for n in snapshot.notes if not n.startswith("DescribeGroups does not report")))
+def _generation_unknown(group: GroupRead) -> str:
+    """Why a classic group's generation is not known (DescribeGroups does not report it; the
+    members' subscriptions carry their previous generation, never the group's)."""
+    if group.recorded is None:
+        return ("generation unknown: DescribeGroups does not report it and no GroupMetadata "
+                "record of the group was read from __consumer_offsets")
+    return (f"generation unknown: state {group.described.group_state}; the last stored "
+            f"generation, {group.recorded.generation}, is of other members or not yet current")
 
 
 def _consumer(read: ClusterRead, group: GroupRead) -> GroupSnapshot:
@@ -171,12 +153,12 @@ def _partitions(assignment: Any) -> tuple[TopicPartition, ...]:
 
 
 def _with_lags(read: ClusterRead, group: GroupRead, snapshot: GroupSnapshot) -> GroupSnapshot:
-    """Lag of every subscribed partition whose end offset was read (a partition without a
-    committed offset counts from ``latest``, the consumer default: 0)."""
-
+    """Lag of every subscribed partition with a committed offset whose end offset was read. A
+    partition nothing was committed for has no lag here (unknown, null in JSON): where its
+    consumer starts is its ``auto.offset.reset``, which the broker does not know."""
     lags = {}
     for tp in snapshot.partitions():
-        end = read.end_offsets.get(tp)
-        if end is not None:
-            lags[tp] = partition_lag(end, group.committed.get(tp), 0, "latest")
+        end, committed = read.end_offsets.get(tp), group.committed.get(tp)
+        if end is not None and committed is not None:
+            lags[tp] = partition_lag(end, committed, 0, "latest")
     return replace(snapshot, lags=lags or None)

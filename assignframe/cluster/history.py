@@ -9,7 +9,9 @@ with one warning and cut off, so the file stays valid JSON lines.
 Events (docs/cluster.md lists their fields): ``seen`` (first poll of a group), ``epoch``
 (generation or group epoch changed), ``state``, ``joined``, ``left``, ``moved`` (partitions from
 whom to whom), ``settled`` (stable and fully reconciled again: seconds since the first change),
-``stuck`` (not settled for longer than the threshold), ``unreadable``, ``vanished``.
+``stuck`` (not settled for longer than the threshold), ``unreadable``, ``vanished``. Share
+groups' owners are a partition's holders (comma-separated: several members may share one);
+Streams groups' are active tasks (``0_1``), so ``moved`` says which task went where.
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ from ..jsonview import loads
 from .fleet import GroupVerdict
 from .groups import REBALANCING
 
-__all__ = ["GroupState", "History", "changes", "state_of"]
+__all__ = ["GroupState", "History", "changes", "rebalances", "state_of", "unreachable"]
 
 SETTLED_STATES = ("Stable", "Empty")
+#: how a group's ``unreadable`` starts while no broker of the cluster answers a poll
+OUTAGE = "cluster unreachable"
 
 
 @dataclass
@@ -41,6 +45,12 @@ class GroupState:
     unreadable: str | None = None
     unsettled_since: float | None = None
     stuck_said: bool = False
+    unreadable_since: float | None = None
+    #: the member ids the coordinator lists, holding partitions or not (None: not known, e.g.
+    #: a history written before members were kept)
+    members: list[str] | None = None
+    #: classic or consumer (a classic group converted online becomes a consumer one)
+    group_type: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -61,12 +71,43 @@ def state_of(verdict: GroupVerdict) -> GroupState:
     owners: dict[str, str] = {}
     generation = None
     if snapshot is not None:
-        generation = snapshot.generation
+        generation = snapshot.generation if snapshot.generation >= 0 else None  # unknown
         for member, assignment in snapshot.current.assignments.items():
             for tp in assignment.partitions:
                 owners[f"{tp.topic}-{tp.partition}"] = member
+    elif verdict.view is not None:  # share and Streams groups
+        return GroupState(verdict.view.group_epoch, verdict.state, verdict.view.owners(),
+                          len(verdict.view.reconciling()), verdict.unreadable,
+                          members=None if verdict.unreadable else sorted(verdict.member_ids),
+                          group_type=verdict.group_type)
+    for member, held in (verdict.held or {}).items():  # a rebalancing classic group
+        for partition in held:
+            owners[partition] = member
+    members = None if verdict.unreadable else sorted(verdict.member_ids)
     return GroupState(generation, verdict.state, owners,
-                      len(snapshot.reconciling()) if snapshot else 0, verdict.unreadable)
+                      len(snapshot.reconciling()) if snapshot else 0, verdict.unreadable,
+                      members=members, group_type=verdict.group_type)
+
+
+def unreachable(before: GroupState, why: str) -> GroupState:
+    """A group's state after a poll that read nothing (the cluster could not be reached): what
+    was known stands, and it is unreadable for ``why`` (an outage already said keeps its
+    first reason, so it is one ``unreadable`` event however the polls fail)."""
+    if not (before.unreadable and before.unreadable.startswith(OUTAGE)):
+        why = f"{OUTAGE}: {why}"
+    else:
+        why = before.unreadable
+    return GroupState(before.generation, before.state, dict(before.owners), before.reconciling,
+                      why, members=before.members, group_type=before.group_type)
+
+
+def rebalances(before: int | None, after: int | None) -> int:
+    """How many rebalances a change of generation (or group epoch) from ``before`` to
+    ``after`` stands for: each generation is one (a jump of two is two); a first known or a
+    lower one (the group was deleted and made again) counts one."""
+    if before is None or after is None or after <= before:
+        return 1
+    return after - before
 
 
 def changes(group_id: str, before: GroupState | None, after: GroupState, now: float,
@@ -81,8 +122,19 @@ def changes(group_id: str, before: GroupState | None, after: GroupState, now: fl
         # a rebalance (or a read that failed) shows no owners: the last known ones stand until
         # a readable state says otherwise, so who left and what moved is said then, once
         after.owners = dict(before.owners)
-        after.generation = before.generation if after.generation is None else after.generation
+    if after.generation is None:  # unknown now (a rebalance, a failed read): the last stands
+        after.generation = before.generation
+    if after.members is None:
+        after.members = before.members
     events = _differences(before, after)
+    recovered: list[dict[str, Any]] = []  # read again: no change of the group's own
+    if after.unreadable:
+        after.unreadable_since = before.unreadable_since if before.unreadable else now
+        if after.unreadable.startswith(OUTAGE):
+            return events  # not knowing a group is no change of its own: clocks stand
+    elif before.unreadable:
+        recovered.append({"event": "readable", "seconds": None if before.unreadable_since
+                          is None else round(now - before.unreadable_since, 3)})
     if events and after.unsettled_since is None:
         after.unsettled_since = now
     if after.settled and after.unsettled_since is not None and (events or not before.settled):
@@ -96,7 +148,7 @@ def changes(group_id: str, before: GroupState | None, after: GroupState, now: fl
         after.stuck_said = True
         events.append({"event": "stuck", "state": after.state, "reconciling": after.reconciling,
                        "seconds": round(now - after.unsettled_since, 3)})
-    return events
+    return recovered + events
 
 
 def _differences(before: GroupState, after: GroupState) -> list[dict[str, Any]]:
@@ -104,12 +156,16 @@ def _differences(before: GroupState, after: GroupState) -> list[dict[str, Any]]:
     if after.unreadable and after.unreadable != before.unreadable:
         events.append({"event": "unreadable", "why": after.unreadable})
     if after.generation != before.generation and after.generation is not None:
-        events.append({"event": "epoch", "from": before.generation, "to": after.generation})
+        events.append({"event": "epoch", "from": before.generation, "to": after.generation,
+                       "rebalances": rebalances(before.generation, after.generation)})
+    if before.group_type and after.group_type and after.group_type != before.group_type:
+        # an online upgrade (or downgrade): the epoch numbers of the two types do not compare
+        events.append({"event": "type", "from": before.group_type, "to": after.group_type})
     if after.state != before.state:
         events.append({"event": "state", "from": before.state, "to": after.state})
     if after.unreadable:
         return events  # nothing below can be known of a group that was not read
-    old, new = set(before.owners.values()), set(after.owners.values())
+    old, new = _members(before), _members(after)
     events += [{"event": "joined", "member_id": m} for m in sorted(new - old)]
     events += [{"event": "left", "member_id": m} for m in sorted(old - new)]
     moved = [[p, before.owners.get(p), after.owners.get(p)]
@@ -120,14 +176,38 @@ def _differences(before: GroupState, after: GroupState) -> list[dict[str, Any]]:
     return events
 
 
+def _members(state: GroupState) -> set[str]:
+    """The members of a state: those the coordinator listed, or (a history written before
+    members were kept) those holding something."""
+    return set(state.members) if state.members is not None else _holders(state)
+
+
+def _holders(state: GroupState) -> set[str]:
+    """Every member holding something (a share partition's holders are comma-separated)."""
+    return {m for owner in state.owners.values() for m in owner.split(",")}
+
+
 class History:
     """The history file: resumes from it, appends events to it."""
 
     def __init__(self, path: Path | None, warn: Callable[[str], None]) -> None:
         self.path = path
         self.last: dict[str, GroupState] = {}
+        self._lock: Any = None
+        if path is not None:
+            self._lock = _locked(path)
         if path is not None and path.exists():
-            self._resume(path, warn)
+            try:
+                self._resume(path, warn)
+            except InputError:
+                self.close()
+                raise
+
+    def close(self) -> None:
+        """Release the history file (its lock) for another watch."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def _resume(self, path: Path, warn: Callable[[str], None]) -> None:
         data = path.read_bytes()
@@ -156,6 +236,24 @@ class History:
             for event in events:
                 f.write(json.dumps({"time": round(now, 3), "group_id": group_id, **event,
                                     "after": after.as_dict()}) + "\n")
+
+
+def _locked(path: Path) -> Any:
+    """``path`` opened and locked for this watch alone: a second watch on the same history
+    would write every event twice, so it is refused (the lock goes with the process, also when
+    it is killed)."""
+    import fcntl
+
+    try:
+        handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - held for the watch's life
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", str(path)) from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise InputError("another watch is writing this history", str(path)) from None
+    return handle
 
 
 def _lines(data: bytes) -> Iterator[tuple[bytes, int]]:

@@ -25,6 +25,8 @@ import assignframe_codec as codec
 
 from ..model import TopicPartition
 from .apis import API_VERSIONS_BOOTSTRAP, ApiSupport, error_code
+from .group_records import GroupMetadataLog, RecordedGroup
+from .share_offsets import read_share_offsets
 from .transport import Broker, Transport, TransportError
 
 __all__ = ["ClusterRead", "GroupFilter", "GroupRead", "read_cluster"]
@@ -41,21 +43,33 @@ _DESCRIBE_API = {"classic": "DescribeGroups", "consumer": "ConsumerGroupDescribe
 
 @dataclass(frozen=True)
 class GroupFilter:
-    """Which groups a pass reads: ``pattern`` (a regex searched in the id), ``types``."""
+    """Which groups a pass reads: ``pattern`` (one or more comma-separated items, each a plain
+    group id, matched exactly, or a regular expression searched in the id), ``types``."""
 
     pattern: str | None = None
     types: tuple[str, ...] = GROUP_TYPES
 
     @property
+    def items(self) -> tuple[str, ...]:
+        """The comma-separated items (a comma inside ``{m,n}`` stays in its regex)."""
+        if not self.pattern:
+            return ()
+        return tuple(i.strip() for i in re.split(r",(?![^{]*\})", self.pattern) if i.strip())
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """The items that are plain group ids: read even if ListGroups does not list them
+        (some brokers list no groups, e.g. Tansu 0.6.0's ListGroups v0)."""
+        return tuple(i for i in self.items if re.fullmatch(r"[\w.\-]+", i))
+
+    @property
     def literal(self) -> str | None:
-        """The pattern when it is a plain group id: read it even if ListGroups does not list
-        it (some brokers list no groups, e.g. Tansu 0.6.0's ListGroups v0)."""
-        if self.pattern and re.fullmatch(r"[\w.\-]+", self.pattern):
-            return self.pattern
-        return None
+        """The only item when it is a plain group id."""
+        return self.ids[0] if len(self.items) == 1 and self.ids else None
 
     def wants(self, group_id: str, group_type: str | None) -> bool:
-        if self.pattern and not re.search(self.pattern, group_id):
+        if self.items and group_id not in self.ids and not any(
+                re.search(i, group_id) for i in self.items if i not in self.ids):
             return False
         return group_type is None or group_type in self.types
 
@@ -72,6 +86,14 @@ class GroupRead:
     described: Any = None
     committed: dict[TopicPartition, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    #: classic: the group's last GroupMetadataValue in __consumer_offsets (its generation)
+    recorded: RecordedGroup | None = None
+    #: False for a group asked for by id that ListGroups did not list
+    listed: bool = True
+    #: share groups: partition -> (start offset, lag) as DescribeShareGroupOffsets said (-1:
+    #: unknown); None when not read (see share_offsets_error)
+    share_offsets: dict[TopicPartition, tuple[int, int]] | None = None
+    share_offsets_error: str | None = None
 
 
 @dataclass
@@ -135,15 +157,31 @@ class _Pass:
         return True
 
 
-def read_cluster(transport: Transport, wanted: GroupFilter = GroupFilter()) -> ClusterRead:
-    """One pass over the cluster behind ``transport`` (see the module's docstring)."""
+def read_cluster(transport: Transport, wanted: GroupFilter = GroupFilter(),
+                 group_log: GroupMetadataLog | None = None,
+                 known: dict[str, str | None] | None = None) -> ClusterRead:
+    """One pass over the cluster behind ``transport`` (see the module's docstring).
+
+    :param group_log: where classic groups' generations are read (``__consumer_offsets``);
+        None: they stay unknown
+    :param known: groups to read even when ListGroups does not list them (id -> type, None:
+        not known), so a group is said to be gone only when its coordinator says so: a broker
+        that is not (yet) coordinator of a partition leaves its groups out of ListGroups
+        without an error (Kafka 4.1 just after a restart)
+    """
     read = ClusterRead(transport.bootstrap, time.time())
     run = _Pass(transport, read)
     _metadata(run)
     groups = _list_groups(run, wanted)
+    for group_id, group_type in (known or {}).items():
+        if group_id not in groups and wanted.wants(group_id, group_type):
+            groups[group_id] = GroupRead(group_id, group_type)
     _find_coordinators(run, groups)
     _describe(run, groups)
+    if group_log is not None:
+        _recorded(run, groups, group_log)
     _offsets(run, groups)
+    read_share_offsets(run, groups)
     _end_offsets(run, groups)
     read.groups = sorted(groups.values(), key=lambda g: g.group_id)
     return read
@@ -188,8 +226,9 @@ def _list_groups(run: _Pass, wanted: GroupFilter) -> dict[str, GroupRead]:
                 groups[listed.group_id] = GroupRead(
                     listed.group_id, group_type, listed.group_state or None,
                     listed.protocol_type)
-    if wanted.literal and wanted.literal not in groups:
-        groups[wanted.literal] = GroupRead(wanted.literal)
+    for group_id in wanted.ids:
+        if group_id not in groups:
+            groups[group_id] = GroupRead(group_id, listed=False)
     return groups
 
 
@@ -306,6 +345,19 @@ def _batches(items: Sequence[Any], size: int) -> Iterable[list[Any]]:
         yield list(items[start:start + size])
 
 
+def _recorded(run: _Pass, groups: dict[str, GroupRead], group_log: GroupMetadataLog) -> None:
+    """Each classic group's last GroupMetadataValue (read after the describe, so a Stable
+    group's record is already written)."""
+    classic = [g.group_id for g in groups.values() if g.group_type == "classic"]
+    if not classic:
+        return
+    group_log.refresh(classic, run.read.partitions.get(codec.OFFSETS_TOPIC))
+    if group_log.problem:
+        run.read.notices.append(f"{group_log.problem}: classic generations are unknown")
+    for group_id in classic:
+        groups[group_id].recorded = group_log.groups.get(group_id)
+
+
 # --------------------------------------------------------------------------- offsets
 def _offsets(run: _Pass, groups: dict[str, GroupRead]) -> None:
     """Committed offsets per coordinator in batches; a group whose coordinator moved since it
@@ -385,8 +437,12 @@ def _subscribed_topics(group: GroupRead) -> set[str]:
     described = group.described
     if described is None:
         return set()
-    if group.group_type == "consumer":
-        return {t for m in described.members for t in m.subscribed_topic_names}
+    if group.group_type in ("consumer", "share"):
+        return {t for m in described.members for t in m.subscribed_topic_names} | \
+            {tp.topic for tp in group.share_offsets or {}}
+    if group.group_type == "streams":
+        return {t for s in (described.topology.subtopologies or ()) for t in s.source_topics} \
+            if described.topology else set()
     topics: set[str] = set()
     if group.group_type == "classic" and described.protocol_type == "consumer":
         for member in described.members:

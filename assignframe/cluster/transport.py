@@ -13,6 +13,7 @@ counts and the read-only test checks beside what the socket carried.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ import assignframe_codec as codec
 
 from ..errors import BrokerError
 from .config import ClientConfig
+from .probe import client_failure, listener_problem, telling_reason
 
 __all__ = ["Broker", "Transport", "TransportError", "failure_text", "kafka_python_version"]
 
@@ -75,6 +77,37 @@ def _require_kafka_python() -> None:
         raise TransportError(
             f"reading a live cluster needs kafka-python >= 3.0 (installed: {have}); "
             "pip install 'assignframe[cluster]'")
+
+
+class _BootstrapReasons(list):
+    """While connecting: the reasons kafka-python logs for each failed bootstrap connection
+    ("Bootstrap connection to bootstrap-0 failed: REASON (backoff ...)"), kept, not printed
+    unless ``-v`` asked for kafka-python's log."""
+
+    _LOGGER = "kafka.net.manager"
+    _PATTERN = re.compile(r"Bootstrap connection to \S+ failed: (.*?)(?: \(backoff [^)]*\))?$")
+
+    def __enter__(self) -> _BootstrapReasons:
+        logger = logging.getLogger(self._LOGGER)
+        self._saved = (logger.level, logger.propagate)
+        if logger.getEffectiveLevel() > logging.WARNING:  # quiet: keep them, print nothing
+            logger.propagate = False
+        logger.setLevel(min(logger.getEffectiveLevel(), logging.WARNING))
+        self._handler = logging.Handler(logging.WARNING)
+        self._handler.emit = self._take  # type: ignore[method-assign]
+        logger.addHandler(self._handler)
+        return self
+
+    def _take(self, record: logging.LogRecord) -> None:
+        found = self._PATTERN.match(record.getMessage())
+        if found:
+            self.append(found[1])
+
+    def __exit__(self, *exc: object) -> None:
+        logger = logging.getLogger(self._LOGGER)
+        logger.removeHandler(self._handler)
+        logger.setLevel(self._saved[0])
+        logger.propagate = self._saved[1]
 
 
 class _RawBody:
@@ -155,16 +188,35 @@ class Transport:
             receive_message_max_bytes=100 * 1024 * 1024,
             **settings,
         )
-        self._connect(timeout_ms)
+        try:
+            self._connect(timeout_ms)
+        except BaseException:  # Ctrl-C while connecting leaves no client thread behind
+            self.close()
+            raise
 
     def _connect(self, timeout_ms: int) -> None:
+        """Probe the bootstrap addresses (:mod:`.probe`: what listens there), then let
+        kafka-python connect; a failure is said as what it means, not "Unable to bootstrap"."""
         started = time.monotonic()
-        try:
-            self._client.check_version(timeout_ms=timeout_ms)
-        except Exception as exc:  # kafka-python raises its own tree and plain OSErrors
-            self.close()
-            raise TransportError(self._why(f"cannot connect to {self.bootstrap}", exc)) from None
+        self._probe(started + self.timeout_s)
+        left_ms = max(1, timeout_ms - int((time.monotonic() - started) * 1000))
+        with _BootstrapReasons() as reasons:
+            try:
+                self._client.check_version(timeout_ms=left_ms)
+            except Exception as exc:  # kafka-python raises its own tree and plain OSErrors
+                self.close()
+                why = (client_failure(telling_reason(reasons), self.config.settings) if reasons
+                       else failure_text(exc))
+                raise TransportError(self.config.redact(
+                    f"cannot connect to {self.bootstrap}: {why}")) from None
         log.debug("connected to %s in %.2f s", self.bootstrap, time.monotonic() - started)
+
+    def _probe(self, deadline: float) -> None:
+        protocol = str(self.config.settings.get("security_protocol", "PLAINTEXT"))
+        problem = listener_problem(self.bootstrap, protocol, deadline)
+        if problem:
+            self.close()
+            raise TransportError(problem)
 
     def brokers(self) -> dict[int, Broker]:
         """The brokers kafka-python's metadata knows (node id -> broker)."""

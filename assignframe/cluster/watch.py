@@ -18,7 +18,8 @@ from ..audit.rerun import AuditContext
 from .config import ClientConfig
 from .exporter import WatchMetrics
 from .fleet import verdicts
-from .history import GroupState, History, changes, state_of
+from .group_records import GroupMetadataLog
+from .history import GroupState, History, changes, state_of, unreachable
 from .reader import GroupFilter, read_cluster
 from .transport import Transport, TransportError
 
@@ -48,8 +49,13 @@ def watch(bootstrap: str, config: ClientConfig, wanted: GroupFilter, options: Wa
 
     :raises TransportError: the first connection fails (nothing was ever read)
     """
-    history = History(options.history, say)
-    transport: Transport | None = Transport(bootstrap, config, options.timeout)
+    history = History(options.history, say)  # refused when another watch holds the file
+    group_log = GroupMetadataLog(bootstrap, config, options.timeout)
+    try:
+        transport: Transport | None = Transport(bootstrap, config, options.timeout)
+    except TransportError:
+        history.close()
+        raise
     context = AuditContext.create()
     started = time.monotonic()
     failures = 0
@@ -58,8 +64,10 @@ def watch(bootstrap: str, config: ClientConfig, wanted: GroupFilter, options: Wa
             poll_started = time.monotonic()
             try:
                 transport = transport or Transport(bootstrap, config, options.timeout)
-                _poll(transport, wanted, options, history, metrics, context, on_event)
+                _poll(transport, wanted, options, history, metrics, context, on_event,
+                      group_log)
                 failures = 0
+                metrics.up, metrics.last_success = True, time.time()
             except TransportError as exc:
                 metrics.errors[_failed_api(str(exc))] += 1
                 say(config.redact(f"poll failed, reconnecting: {exc}"))
@@ -67,6 +75,7 @@ def watch(bootstrap: str, config: ClientConfig, wanted: GroupFilter, options: Wa
                 if transport is not None:
                     transport.close()
                 transport = None
+                _outage(history, metrics, config.redact(str(exc)), on_event)
             metrics.polls += 1
             if on_poll is not None:
                 on_poll(metrics.polls)
@@ -79,30 +88,61 @@ def watch(bootstrap: str, config: ClientConfig, wanted: GroupFilter, options: Wa
     finally:  # Ctrl-C, or a caller's on_poll stopping it, included
         if transport is not None:
             transport.close()
+        group_log.close()
+        history.close()
     return sum(metrics.errors.values())
+
+
+def _outage(history: History, metrics: WatchMetrics, why: str,
+            on_event: Callable[[str, dict], None] | None) -> None:
+    """A poll that read nothing: every group known so far is unreadable (one ``unreadable``
+    event each when the outage starts; ``readable`` when a poll reads it again), and the
+    metrics stop serving the last poll's values as if they were current."""
+    now = time.time()
+    metrics.up = False
+    for group_id, before in sorted(history.last.items()):
+        if before.state == "Vanished":
+            continue
+        after = unreachable(before, why)
+        events = changes(group_id, before, after, now, float("inf"))
+        _record(history, metrics, group_id, now, events, after, on_event)
+    metrics.states, metrics.now = dict(history.last), now
+
+
+def _record(history: History, metrics: WatchMetrics, group_id: str, now: float,
+            events: list[dict], after: GroupState,
+            on_event: Callable[[str, dict], None] | None) -> None:
+    """One group's events: in the history, the counters and on stdout."""
+    history.append(group_id, now, events, after)
+    metrics.count(group_id, events)
+    for event in events:
+        if on_event:
+            on_event(group_id, event)
 
 
 def _poll(transport: Transport, wanted: GroupFilter, options: WatchOptions, history: History,
           metrics: WatchMetrics, context: AuditContext,
-          on_event: Callable[[str, dict], None] | None) -> None:
-    read = read_cluster(transport, wanted)
+          on_event: Callable[[str, dict], None] | None,
+          group_log: GroupMetadataLog | None = None) -> None:
+    known = {g: s.group_type for g, s in history.last.items() if s.state != "Vanished"}
+    read = read_cluster(transport, wanted, group_log, known)
     judged = verdicts(read, context)
     now = read.observed_at
     seen = set()
     for verdict in judged:
-        seen.add(verdict.group_id)
         before = history.last.get(verdict.group_id)
+        if verdict.state == "Dead" and before is not None:
+            continue  # its coordinator says it is gone: vanished below
+        seen.add(verdict.group_id)
         after = state_of(verdict)
         events = changes(verdict.group_id, before, after, now, options.stuck_after)
-        history.append(verdict.group_id, now, events, after)
-        metrics.count(verdict.group_id, events)
-        for event in events:
-            if on_event:
-                on_event(verdict.group_id, event)
+        _record(history, metrics, verdict.group_id, now, events, after, on_event)
     for group_id in sorted(set(history.last) - seen):
         if wanted.wants(group_id, None) and history.last[group_id].state != "Vanished":
-            history.append(group_id, now, [{"event": "vanished"}], GroupState(state="Vanished"))
-    metrics.verdicts, metrics.states, metrics.now = judged, dict(history.last), now
+            _record(history, metrics, group_id, now, [{"event": "vanished"}],
+                    GroupState(state="Vanished"), on_event)
+    metrics.verdicts = [v for v in judged if v.group_id in seen]
+    metrics.states, metrics.now = dict(history.last), now
 
 
 def _failed_api(message: str) -> str:

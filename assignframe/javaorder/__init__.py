@@ -22,6 +22,9 @@ roundrobin, the coordinator's protocol election, and the KIP-848 server assignor
   sized for ``max((int) (c.size() / .75f) + 1, 16)`` (JDK 17; JDK 19+ sizes it differently),
   ``AssignorHelpers.newHashMap(n)`` for ``(int) (((n + 1) / 0.75f) + 1)``.
 
+``java.util.PriorityQueue`` (:class:`JavaPriorityQueue`): ties go where its sift steps leave
+them (Kafka's Streams task assignor picks least-loaded processes and members from such heaps).
+
 Not modelled: red-black tree bins (a chain of 9+ keys in a table of 64+). Their iteration order
 differs from chain order; :attr:`JavaHashMap.has_treebin` says when a table would have one, so a
 caller can tell that its order may differ from Java's there.
@@ -30,6 +33,7 @@ caller can tell that its order may differ from Java's there.
 from __future__ import annotations
 
 from .assignments import AssignmentEdits, JavaAssignment
+from .queues import JavaPriorityQueue
 from .tables import (
     JavaHashMap,
     JavaHashSet,
@@ -54,6 +58,7 @@ __all__ = [
     "JavaAssignment",
     "JavaHashMap",
     "JavaHashSet",
+    "JavaPriorityQueue",
     "Uuid",
     "assignor_helpers_capacity",
     "hash_set_copy_capacity",

@@ -37,9 +37,15 @@ from ..model import (
     SubscriptionMetadata,
     TopicPartition,
 )
-from ..registry import PluginSource, StrategyRegistry
+from ..registry import (
+    PluginSource,
+    RegisteredServerAssignor,
+    RegisteredStreamsAssignor,
+    StrategyRegistry,
+)
 from ..server_assignor import ServerAssignor
 from ..strategy import Strategy
+from ..streams_assignor import StreamsTaskAssignor
 from . import defaults
 from .hookcall import HookCalls, HookManager
 from .validation import check_group_assignment
@@ -285,7 +291,12 @@ class PluginManager:
         return self.registry.get_server(name).cls(**options)
 
     def server_assignor_info(self) -> tuple[StrategyInfo, ...]:
-        """Qualified name, class, distribution and version of every installed server assignor."""
+        """Qualified name, class, distribution and version of every installed server assignor
+        (``server:<name>``, then the Streams task assignors, ``streams:<name>``)."""
+        entries: tuple[RegisteredServerAssignor | RegisteredStreamsAssignor, ...] = (
+            *self.registry.server_entries(),
+            *self.registry.streams_entries(),
+        )
         return tuple(
             StrategyInfo(
                 name=entry.name,
@@ -295,8 +306,15 @@ class PluginManager:
                 version=entry.source.version,
                 protocols=entry.group_types,
             )
-            for entry in self.registry.server_entries()
+            for entry in entries
         )
+
+    def streams_assignor(self, name: str, **options: Any) -> StreamsTaskAssignor:
+        """A new instance of the Streams task assignor ``name`` (``sticky`` or ``streams:sticky``).
+
+        :raises UnknownStrategyError: no installed Streams task assignor has that name
+        """
+        return self.registry.get_streams(name).cls(**options)
 
     def describe(self, strategy: Strategy) -> str:
         """``'name' (class from plugin, distribution)`` for error messages."""

@@ -2,8 +2,8 @@
 
 Input: the history's events in file order, each ``{"time", "group_id", "event", ...}`` as
 docs/cluster.md lists them (``seen``, ``epoch``, ``state``, ``joined``, ``left``, ``moved``,
-``settled``, ``stuck``, ``unreadable``, ``vanished``). Each card has the group's counts
-(rebalances, members joined and left, partitions moved, the longest time to settle, stuck
+``settled``, ``stuck``, ``unreadable``, ``readable``, ``vanished``). Each card has the group's
+counts (rebalances, members joined and left, partitions moved, the longest time to settle, stuck
 episodes), a strip with one mark per event on the history's own time axis (drawn here as inline
 SVG: the page fetches nothing), and the events themselves, newest first, at most
 :data:`ROWS_PER_GROUP` of them (the card says how many more the file holds).
@@ -25,7 +25,7 @@ ROWS_PER_GROUP = 200
 #: mark colour per event kind on the strip (trouble red, changes amber, joins green, ends blue)
 _COLOURS = {"stuck": "#b91c1c", "unreadable": "#b91c1c", "vanished": "#7f1d1d",
             "left": "#dc2626", "joined": "#16a34a", "moved": "#d97706", "epoch": "#d97706",
-            "state": "#a16207", "settled": "#2563eb", "seen": "#64748b"}
+            "state": "#a16207", "settled": "#2563eb", "seen": "#64748b", "readable": "#2563eb"}
 _STRIP_WIDTH, _STRIP_HEIGHT = 1000, 36
 
 
@@ -60,7 +60,10 @@ def add_history_section(page: ReportPage, events: Sequence[Mapping[str, Any]],
 def _counts(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     kinds = [e["event"] for e in events]
     settles = [float(e.get("seconds", 0)) for e in events if e["event"] == "settled"]
-    return {"rebalances": kinds.count("epoch"), "joined": kinds.count("joined"),
+    # an epoch event says how many generations went by (a jump of two is two rebalances);
+    # histories written before it said so count one each
+    rebalances = sum(int(e.get("rebalances") or 1) for e in events if e["event"] == "epoch")
+    return {"rebalances": rebalances, "joined": kinds.count("joined"),
             "left": kinds.count("left"), "stuck": kinds.count("stuck"),
             "unreadable": kinds.count("unreadable"),
             "moved": sum(len(e.get("partitions") or []) for e in events
@@ -101,7 +104,7 @@ def _strip(events: Sequence[Mapping[str, Any]], start: float, end: float) -> str
 
 def _detail(event: Mapping[str, Any]) -> str:
     kind = event["event"]
-    if kind in ("epoch", "state"):
+    if kind in ("epoch", "state", "type"):
         return f"{event.get('from')} → {event.get('to')}"
     if kind in ("joined", "left"):
         return str(event.get("member_id", ""))
@@ -116,6 +119,8 @@ def _detail(event: Mapping[str, Any]) -> str:
                 f"{event.get('reconciling', 0)} member(s) reconciling")
     if kind == "unreadable":
         return str(event.get("why", ""))
+    if kind == "readable":
+        return f"read again after {fmt(event.get('seconds'))} s"
     if kind == "seen":
         return f"generation/epoch {event.get('generation')}, {event.get('state')}"
     return ""

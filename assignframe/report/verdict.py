@@ -122,9 +122,13 @@ def _upgrade(summary: Mapping[str, Any]) -> str:
     if not classic:
         return '<p class="muted">No classic group in this audit.</p>'
     allowed, refused = migration.get("allowed", 0), migration.get("refused", 0)
+    unknown = migration.get("groups_with_unknown_clients", 0)
+    # allowed is said only for the clients identified: not all clear while some are unknown
     head = (
-        f'<p class="headline{" bad" if refused else " ok"}">Allowed for {allowed:,} of '
-        f"{classic:,} classic groups"
+        f'<p class="headline{" bad" if refused else " warn" if unknown else " ok"}">Allowed '
+        f"for {allowed:,} of {classic:,} classic groups"
+        + (f"; {unknown:,} group(s) with members whose client is not identified"
+           if unknown else "")
         + (f"; refused for {refused:,}" if refused else "")
         + "</p>"
     )
@@ -153,7 +157,6 @@ def _upgrade(summary: Mapping[str, Any]) -> str:
         if allowed
         else ""
     )
-    unknown = migration.get("groups_with_unknown_clients", 0)
     caveat = (
         f'<p class="muted">{unknown:,} group(s) have members whose client could not be '
         "identified: check that it speaks the consumer protocol.</p>"

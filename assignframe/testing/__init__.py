@@ -10,10 +10,14 @@
 * :mod:`assignframe.testing.java_oracle` and :mod:`assignframe.testing.server_differential`:
   Kafka's group coordinator (``shared/java``) as a live oracle, and a server assignor checked
   against it on generated groups (:class:`MatchesJava`);
+* :mod:`assignframe.testing.child`: :class:`~assignframe.testing.child.Child`, a child process
+  whose output a test waits on with a deadline that fires, failing with its stack, stderr and the
+  broker's log;
 * the pytest plugin (loaded automatically once assignframe is installed) provides the fixtures
   ``assignframe_isolated_pm`` (isolated plugin manager: no entry points), ``assignframe_pm``
   (installed plugins), ``assignframe_shared_dir``, ``assignframe_kafka_broker`` and
-  ``assignframe_java_oracle`` (one coordinator JVM per session).
+  ``assignframe_java_oracle`` (one coordinator JVM per session), and, with pytest-timeout, a
+  test that runs out of time reports its threads and children and kills them.
 
 The contract kit needs pytest and hypothesis; it is imported when first named, so the test
 brokers (:mod:`~assignframe.testing.kafka_node`, :mod:`~assignframe.testing.tansu`), which

@@ -137,7 +137,7 @@ class JavaOracle:
         """
         environment = dict(os.environ, ORACLE_JAVA=find_java())
         self._process = subprocess.Popen(
-            ["sh", str(self.script)],
+            self.command(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -155,6 +155,10 @@ class JavaOracle:
             self.close()
             raise
         return self
+
+    def command(self) -> list[str]:
+        """The process to start (another JSON-lines oracle overrides it)."""
+        return ["sh", str(self.script)]
 
     def close(self, grace: float = 10.0) -> None:
         """Stop the JVM (end of input; after ``grace`` seconds SIGTERM, then SIGKILL) and close

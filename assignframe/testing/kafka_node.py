@@ -1,16 +1,22 @@
-"""Apache Kafka 4.1.0 for tests: one KRaft node (broker + controller) on 127.0.0.1.
+"""Apache Kafka for tests: one KRaft node (broker + controller) on 127.0.0.1, 4.1.0 or 4.3.1.
 
-The broker is ``shared/java/broker`` (found like the golden data: ``$ASSIGNFRAME_SHARED`` or a
-``shared/`` beside the checkout, see :mod:`assignframe.testing.paths`), started with its own
-``sh start.sh DIR``: free ports, a node directory of its own, ``DIR/server.out`` as its log. It
-needs a Java 17 runtime (``$JAVA_HOME/bin/java`` or ``java`` on PATH). Whatever is missing fails
-loudly with one message saying what to install or set; nothing is skipped.
+The broker is ``shared/java/broker`` (Kafka 4.1.0, the default) or ``shared/java/broker-4.3``
+(Kafka 4.3.1: share and Streams groups on; chosen by ``version="4.3"`` or
+``$ASSIGNFRAME_KAFKA_VERSION=4.3``, which the ``cluster-43`` tox env sets), found like the
+golden data (``$ASSIGNFRAME_SHARED`` or a ``shared/`` beside the checkout, see
+:mod:`assignframe.testing.paths`), started with its own ``sh start.sh DIR``: free ports, a node
+directory of its own, ``DIR/server.out`` as its log. It needs a Java 17 runtime
+(``$JAVA_HOME/bin/java`` or ``java`` on PATH). Whatever is missing fails loudly with one message
+saying what to install or set; nothing is skipped.
 
 :data:`TEST_PROPERTIES` are what the node gets on top of ``start.sh``'s defaults: Kafka's classic
 minimum session timeout (6 s) is lowered so tests may use shorter ones, and consumer-protocol
 groups (KIP-848) get a 6 s session and 0.5 s heartbeat instead of 45 s / 5 s, so their tests
 notice joins and deaths about as fast as classic groups do; online migration is allowed both
-ways (``group.consumer.migration.policy=bidirectional``, Kafka 4.1's default, stated).
+ways (``group.consumer.migration.policy=bidirectional``, Kafka 4.1's default, stated). A 4.3
+node also gets :data:`SHARE_STREAMS_PROPERTIES`: share and Streams groups' 6 s session and 1 s
+heartbeat (Kafka's minimums are 45 s / 5 s), so a member killed with ``kill -9`` is fenced in
+seconds.
 """
 
 from __future__ import annotations
@@ -27,11 +33,21 @@ from .paths import shared_path
 
 __all__ = [
     "KAFKA_TIMINGS",
+    "KAFKA_VERSIONS",
+    "SHARE_STREAMS_PROPERTIES",
     "TEST_PROPERTIES",
+    "VERSION_ENV",
     "KafkaNode",
     "find_broker_dist",
     "find_java",
+    "kafka_version",
+    "node_properties",
 ]
+
+#: Kafka version -> its folder under shared/java
+KAFKA_VERSIONS = {"4.1": "broker", "4.3": "broker-4.3"}
+#: the environment variable that picks the tests' Kafka version (default 4.1)
+VERSION_ENV = "ASSIGNFRAME_KAFKA_VERSION"
 
 #: Added to the node's server.properties (through start.sh's EXTRA_PROPS).
 TEST_PROPERTIES: dict[str, str] = {
@@ -45,6 +61,33 @@ TEST_PROPERTIES: dict[str, str] = {
     "group.consumer.migration.policy": "bidirectional",
 }
 
+#: Added on a 4.3 node: share and Streams groups' timings (shared/java/clients-4.3/README.md)
+SHARE_STREAMS_PROPERTIES: dict[str, str] = {
+    f"group.{kind}.{key}": value
+    for kind in ("share", "streams")
+    for key, value in (("session.timeout.ms", "6000"), ("min.session.timeout.ms", "6000"),
+                       ("heartbeat.interval.ms", "1000"), ("min.heartbeat.interval.ms", "1000"))
+}
+
+
+def kafka_version(version: str | None = None) -> str:
+    """``version``, else ``$ASSIGNFRAME_KAFKA_VERSION``, else 4.1.
+
+    :raises BrokerError: a version the shared brokers do not have
+    """
+    chosen = version or os.environ.get(VERSION_ENV, "").strip() or "4.1"
+    if chosen not in KAFKA_VERSIONS:
+        raise BrokerError(f"no test broker for Kafka {chosen!r} ({VERSION_ENV}); expected "
+                          f"{' or '.join(KAFKA_VERSIONS)}")
+    return chosen
+
+
+def node_properties(version: str | None = None) -> dict[str, str]:
+    """What a node of ``version`` (see :func:`kafka_version`) gets on top of start.sh's defaults."""
+    if kafka_version(version) == "4.3":
+        return {**TEST_PROPERTIES, **SHARE_STREAMS_PROPERTIES}
+    return dict(TEST_PROPERTIES)
+
 #: Classic members' timings on Kafka: the Java consumer runner's own (6 s / 1 s), so members of
 #: every client in one group time out alike. Kafka answers a JoinGroup as soon as every known
 #: member rejoined (start.sh sets group.initial.rebalance.delay.ms=0); members hear of a rebalance
@@ -54,7 +97,7 @@ KAFKA_TIMINGS = GroupTimings(
 )
 
 JAVA_NEEDED = (
-    "the test broker (Apache Kafka 4.1, shared/java/broker) needs a Java 17 runtime: "
+    "the test broker (Apache Kafka, shared/java/broker*) needs a Java 17 runtime: "
     "install one (Debian: apt-get install openjdk-17-jdk-headless) or set JAVA_HOME"
 )
 
@@ -84,21 +127,24 @@ def find_java() -> Path:
     return candidate
 
 
-def find_broker_dist(start: str | os.PathLike[str] | None = None) -> Path:
-    """``shared/java/broker`` (its start.sh checked).
+def find_broker_dist(start: str | os.PathLike[str] | None = None,
+                     version: str | None = None) -> Path:
+    """``shared/java/broker`` or ``broker-4.3`` (its start.sh checked).
 
     :param start: where to look for ``shared/`` from (see :func:`~assignframe.testing.shared_path`)
-    :raises BrokerError: no shared directory, or it holds no broker
+    :param version: ``4.1`` or ``4.3`` (default: :func:`kafka_version`)
+    :raises BrokerError: no shared directory, or it holds no broker of that version
     """
+    version = kafka_version(version)
     try:
         shared = shared_path(start)
     except FileNotFoundError as error:
         raise BrokerError(f"no test broker: {error}") from error
-    dist = shared / "java" / "broker"
+    dist = shared / "java" / KAFKA_VERSIONS[version]
     if not (dist / "start.sh").is_file():
         raise BrokerError(
-            f"no test broker: {dist}/start.sh is missing (shared/java/broker holds Apache Kafka "
-            "4.1.0 built for these tests; update the shared directory)"
+            f"no test broker: {dist}/start.sh is missing (shared/java/{KAFKA_VERSIONS[version]} "
+            f"holds Apache Kafka {version} built for these tests; update the shared directory)"
         )
     return dist
 
@@ -107,10 +153,11 @@ class KafkaNode:
     """One Kafka node started by ``start.sh`` in ``directory``; :meth:`restart` starts it again
     from the same directory (same cluster id, ports, topics, groups and offsets).
 
-    :param dist: ``shared/java/broker``
+    :param dist: ``shared/java/broker`` or ``broker-4.3`` (:func:`find_broker_dist`)
     :param directory: the node directory (created; reuse it only to restart the same node)
     :param properties: lines for server.properties (formatting time only: start.sh keeps the
-        first server.properties of a directory)
+        first server.properties of a directory; default: :func:`node_properties` of the
+        dist's version)
     :param broker_port: the broker port of a new node (default: a free one; a restart keeps the
         node's own)
     :param controller_port: the controller port of a new node (default: a free one); set it with
@@ -129,11 +176,17 @@ class KafkaNode:
         start_timeout: int = 120,
     ) -> None:
         self.dist, self.directory = dist, directory
-        self.properties = dict(TEST_PROPERTIES if properties is None else properties)
+        self.properties = dict(node_properties(self.version) if properties is None
+                               else properties)
         self.start_timeout = start_timeout
         self.port = broker_port
         self.controller_port = controller_port
         self._group: ProcessGroup | None = None
+
+    @property
+    def version(self) -> str:
+        """``4.3`` for ``shared/java/broker-4.3``, else ``4.1``."""
+        return "4.3" if self.dist.name == KAFKA_VERSIONS["4.3"] else "4.1"
 
     @property
     def log_path(self) -> Path:
@@ -228,4 +281,5 @@ class KafkaNode:
             raise BrokerError(f"{self.describe()} came back on port {self.port}, not {port}")
 
     def describe(self) -> str:
-        return f"Kafka node {HOST}:{self.port} in {self.directory} (log {self.log_path})"
+        return (f"Kafka {self.version} node {HOST}:{self.port} in {self.directory} "
+                f"(log {self.log_path})")

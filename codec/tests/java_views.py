@@ -4,8 +4,10 @@ fields always present) and helpers to compare decoded messages against them."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 import assignframe_codec as codec
@@ -25,8 +27,17 @@ def kip848_bad(kind: str | None = None) -> list[dict]:
 
 
 def admin_golden() -> list[dict]:
-    """The cluster reader's bodies (golden/admin/codec.jsonl), all ``kind: api``."""
-    return list(load_jsonl("admin/codec.jsonl"))
+    """The cluster reader's bodies (golden/admin/codec.jsonl, and Kafka 4.3.1's
+    DescribeShareGroupOffsets: :func:`golden43`), all ``kind: api``."""
+    return list(load_jsonl("admin/codec.jsonl")) + golden43()
+
+
+def golden43() -> list[dict]:
+    """DescribeShareGroupOffsets v0-1 as Kafka 4.3.1's own message classes write it
+    (golden43/make_golden.sh; not yet in ../shared/golden)."""
+    path = Path(__file__).parent / "golden43" / "describe_share_group_offsets.jsonl"
+    with open(path, encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
 
 
 def admin_bad() -> list[dict]:

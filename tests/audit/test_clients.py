@@ -88,6 +88,26 @@ def test_client_id_conventions_and_wire_shapes(fields, label, evidence):
     assert (clients.members["m"].label, clients.members["m"].evidence) == (label, evidence)
 
 
+def test_javas_cooperative_user_data_names_no_client():
+    """assignframe's kafka-python adapter writes Java's cooperative-sticky user data (an int32
+    generation) in a v3 subscription, exactly as Java does: with a client id of its own, the
+    member could be either, so it is not called Java (issue 31: the adapter was labelled Java and
+    its group 'allowed', though kafka-python can never leave the classic protocol)."""
+    rows = [{"member_id": m, "client_id": "orders-worker",
+             "subscription": {"hex": codec.encode_subscription(
+                 ["t"], user_data=(4).to_bytes(4, "big"), version=3).hex()},
+             "assignment": {"hex": codec.encode_assignment([], version=3).hex()}}
+            for m in ("a", "b")]
+    snapshot = read_snapshot({"group_id": "g", "generation": 4, "protocol": "cooperative-sticky",
+                              "topic_partitions": {"t": 3}, "members": rows})
+    clients = identify_clients(snapshot, PluginManager())
+    assert clients.members["a"].label == "unknown client"
+    assert clients.members["a"].evidence == (
+        "user data layout 'cooperative-sticky generation (Java)': Java's cooperative-sticky "
+        "user data, which assignframe's kafka-python adapter writes too")
+    assert clients.unidentified() == ["orders-worker", "orders-worker"]
+
+
 def test_a_member_id_carries_its_client_id():
     member = "consumer-g-7-0f6e2f4c-8d0b-4a8e-9d43-5b1c2a3e4f50"  # <client id>-<UUID>
     clients = identify_clients(_group({member: {}}), PluginManager())

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import select
 import subprocess
 import sys
 
@@ -378,6 +379,11 @@ def test_a_closed_pipe_ends_quietly(output):
     with subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
     ) as process:
+        # a deadline that fires: readline() alone would block for ever on a silent child
+        ready, _, _ = select.select([process.stdout], [], [], 120)
+        if not ready:
+            process.kill()
+            pytest.fail(f"decode capture wrote nothing in 120 s; stderr: {process.stderr.read()!r}")
         first = process.stdout.readline()
         process.stdout.close()
         err = process.stderr.read()

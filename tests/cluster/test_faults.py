@@ -41,8 +41,8 @@ def test_unreachable_broker_ends_within_the_timeout(command, capsys):
     assert code == 2, err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("assignframe: error: cannot connect to "), err
-    assert "KafkaTimeoutError: Unable to bootstrap" in lines[0] and out == ""
-    assert lines[0].count("KafkaTimeoutError") == 1, lines[0]  # the error's name said once
+    assert "connection refused: nothing listens on that port" in lines[0] and out == ""
+    assert "Unable to bootstrap" not in lines[0], lines[0]  # what it means, not the client's words
     assert elapsed < 3 + 1, elapsed
 
 

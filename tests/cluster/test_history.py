@@ -43,12 +43,24 @@ def test_resume_and_torn_last_line(tmp_path):
     history.append("g", 1.0, [{"event": "seen"}], state)
     good = path.read_bytes()
     path.write_bytes(good + b'{"time": 2.0, "group_id": "g", "ev')
+    history.close()  # the watch stopped (another History on the file would be refused)
     warnings: list[str] = []
     resumed = History(path, warn=warnings.append)
     assert len(warnings) == 1 and "torn" in warnings[0]
     assert resumed.last["g"].owners == {"t-0": "a"}
     assert path.read_bytes() == good  # the torn bytes are cut, the file is valid again
     assert [json.loads(line)["event"] for line in path.read_text().splitlines()] == ["seen"]
+    resumed.close()
+
+
+def test_a_second_history_on_one_file_is_refused_until_the_first_is_closed(tmp_path):
+    """Two watches on one history would write every event twice: the file is locked."""
+    path = tmp_path / "history.jsonl"
+    first = History(path, warn=pytest.fail)
+    with pytest.raises(InputError, match="another watch is writing this history"):
+        History(path, warn=pytest.fail)
+    first.close()
+    History(path, warn=pytest.fail).close()
 
 
 def test_a_broken_line_inside_the_history_is_an_error(tmp_path):
@@ -74,3 +86,29 @@ def test_a_rebalance_between_two_readable_states_loses_no_leave():
     assert events[1]["member_id"] == "b"
     assert events[2]["partitions"] == [["t-1", "b", "a"]]
     assert events[3]["seconds"] == 2.0
+
+
+def test_an_outage_is_one_unreadable_event_and_one_readable():
+    """A poll that reads nothing makes every known group unreadable once, however many polls
+    fail and whatever they fail with; the first good poll says it was read again and after how
+    long, and the settle clock is not started by not knowing."""
+    from assignframe.cluster.history import unreachable
+
+    before = _state({"t-0": "a"})
+    down = unreachable(before, "ConnectionError: refused")
+    first = changes("g", before, down, 10.0, stuck_after=60)
+    again = unreachable(down, "KafkaTimeoutError: timed out")
+    second = changes("g", down, again, 12.0, stuck_after=60)
+    assert [e["event"] for e in first] == ["unreadable"] and second == []
+    assert first[0]["why"] == again.unreadable == "cluster unreachable: ConnectionError: refused"
+    back = changes("g", again, _state({"t-0": "a"}), 20.0, stuck_after=60)
+    assert back == [{"event": "readable", "seconds": 10.0}]
+
+
+def test_a_group_converted_online_records_its_type_change():
+    """A classic group upgraded to the consumer protocol (its first consumer member joined):
+    the type change is an event of its own."""
+    before = GroupState(5, "Stable", {"t-0": "a"}, 0, group_type="classic")
+    after = GroupState(7, "Stable", {"t-0": "a"}, 0, group_type="consumer")
+    events = changes("g", before, after, 10.0, stuck_after=60)
+    assert {"event": "type", "from": "classic", "to": "consumer"} in events

@@ -5,8 +5,6 @@ group; every byte sent is captured at the transport to prove the reader never wr
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 
 import assignframe_codec as codec
@@ -15,6 +13,8 @@ from kafka.protocol.parser import KafkaProtocol
 
 from assignframe.cli import main
 from assignframe.cluster.apis import WRITE_APIS
+
+from .conftest import ready, start_member
 
 pytestmark = pytest.mark.e2e
 
@@ -35,21 +35,14 @@ def _topic(bootstrap: str, name: str, partitions: int, records: int = 30) -> Non
     producer.close()
 
 
-def _ready(process, seconds: float = 90) -> None:
-    deadline = time.time() + seconds
-    line = process.stdout.readline()
-    assert line.strip() == "ready" or time.time() < deadline, process.stderr.read()
-
-
 @pytest.fixture(scope="module")
-def live_groups(kafka, request):
+def live_groups(kafka_node):
     """Three live groups: range (2 kafka-python), coop (2 kafka-python through the adapter,
     cooperative-sticky), kip848 (2 confluent-kafka, group.protocol=consumer)."""
+    kafka = kafka_node.bootstrap
     _topic(kafka, "orders", 6)
     _topic(kafka, "payments", 4)
-    script = str(request.path.parent / "member.py")
-    started = [subprocess.Popen([sys.executable, script, kafka, group, topic, client, *extra],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started = [start_member(kafka, group, topic, client, *extra, log=kafka_node.log_path)
                for group, topic, client, extra in (
                    ("range-g", "orders", "kafka-python", ["range"]),
                    ("range-g", "orders", "kafka-python", ["range"]),
@@ -57,13 +50,14 @@ def live_groups(kafka, request):
                    ("coop-g", "payments", "kafka-python", ["cooperative-sticky"]),
                    ("kip848-g", "orders", "confluent", []),
                    ("kip848-g", "orders", "confluent", []))]
-    for process in started:
-        _ready(process)
-    time.sleep(8)  # the second member of each classic group joins a later generation
-    yield kafka
-    for process in started:
-        process.kill()
-        process.communicate(timeout=30)
+    try:
+        for member in started:
+            ready(member)
+        time.sleep(8)  # the second member of each classic group joins a later generation
+        yield kafka
+    finally:
+        for member in started:
+            member.stop()
 
 
 @pytest.fixture

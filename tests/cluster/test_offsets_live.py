@@ -17,8 +17,6 @@ the subscribed topics' metadata), so topic ids are named from Metadata.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 
 import pytest
@@ -28,6 +26,7 @@ from assignframe.cluster.config import ClientConfig
 from assignframe.cluster.fleet import Inspection, inspect_cluster
 from assignframe.cluster.reader import GroupFilter
 
+from .conftest import start_member
 from .test_inspect_live import _topic
 
 pytestmark = pytest.mark.e2e
@@ -76,12 +75,11 @@ def _settled(inspection: Inspection) -> bool:
 
 
 @pytest.fixture(scope="module")
-def offsets_groups(kafka, request):
+def offsets_groups(kafka_node):
+    kafka = kafka_node.bootstrap
     _topic(kafka, TOPIC, 6)
     _commit_only(kafka)
-    script = str(request.path.parent / "member.py")
-    started = [subprocess.Popen([sys.executable, script, kafka, group, TOPIC, client, *extra],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started = [start_member(kafka, group, TOPIC, client, *extra, log=kafka_node.log_path)
                for group, client, extra in ((CLASSIC, "kafka-python", ["range"]),
                                             (CLASSIC, "kafka-python", ["range"]),
                                             (CONSUMER, "confluent", []),
@@ -89,15 +87,17 @@ def offsets_groups(kafka, request):
     wanted = GroupFilter("^offs-")
     deadline = time.monotonic() + 180
     inspection = inspect_cluster(kafka, ClientConfig(), wanted, 20)
-    while not _settled(inspection):
-        assert time.monotonic() < deadline, [(v.group_id, v.members, v.problems)
-                                             for v in inspection.verdicts]
-        time.sleep(1)
-        inspection = inspect_cluster(kafka, ClientConfig(), wanted, 20)
-    yield kafka
-    for process in started:
-        process.kill()
-        process.communicate(timeout=30)
+    try:
+        while not _settled(inspection):
+            assert time.monotonic() < deadline, "\n".join(
+                [repr([(v.group_id, v.members, v.problems) for v in inspection.verdicts])]
+                + [member.describe() for member in started])
+            time.sleep(1)
+            inspection = inspect_cluster(kafka, ClientConfig(), wanted, 20)
+        yield kafka
+    finally:
+        for member in started:
+            member.stop()
 
 
 def _decode(capsys, bootstrap: str, *args: str) -> tuple[int, str, str]:

@@ -55,42 +55,42 @@ def test_framing_reproduces_javas_frames():
         assert made.hex() == line["framed_hex"], (line["type"], line["version"], line["case"])
 
 
-def _expected_share(value: dict) -> tuple[int, int]:
-    """Members and distinct assigned partitions, counted from Java's JSON view of the body."""
-    members = value["groups"][0]["members"]
-    assigned = {(t["topic_name"], p) for m in members
-                for t in m["assignment"]["topic_partitions"] for p in t["partitions"]}
-    return len(members), len(assigned)
+def _share_counts(value: dict) -> dict[str, tuple[int, int]]:
+    """member -> (partitions held, epoch), from Java's JSON view of the body."""
+    return {m["member_id"]: (sum(len(t["partitions"]) for t in m["assignment"]["topic_partitions"]),
+                             m["member_epoch"]) for m in value["groups"][0]["members"]}
 
 
-def _expected_tasks(value: dict, kind: str) -> int:
-    return len({(t["subtopology_id"], p) for m in value["groups"][0]["members"]
-                for t in m["assignment"][kind] for p in t["partitions"]})
+def _task_sets(assignment: dict | None) -> dict[str, set]:
+    return {kind: {(t["subtopology_id"], p) for t in (assignment or {}).get(kind, [])
+                   for p in t["partitions"]}
+            for kind in ("active_tasks", "standby_tasks", "warmup_tasks")}
 
 
-def test_share_and_streams_groups_are_described_never_judged(cluster, capsys, tmp_path):
-    """Share and streams groups are listed, described with their own APIs and shown with what
-    was read (members, assigned partitions or tasks), as groups not judged: never healthy, no
-    snapshot, exit 1; the classic group beside them is judged as usual."""
+NO_SHARE_OFFSETS = "does not support DescribeShareGroupOffsets: what it answers is not read"
+
+
+def test_share_and_streams_groups_are_judged(cluster, capsys, tmp_path):
+    """Share and streams groups are listed, described with their own APIs and judged from what
+    was read: members, partitions or tasks per member, members behind the assignment epoch or
+    reconciling (Java's golden bodies, counted from Java's JSON view); no snapshot line. The
+    responder has no DescribeShareGroupOffsets: said once (exit 1), the backlog unknown."""
     loop = cluster().add(classic_group(), kip848_group("share", "share-a"),
                          kip848_group("streams", "streams-a"))
     code, out, err = _inspect(capsys, loop, "--out", str(tmp_path))
     share = golden_line("ShareGroupDescribeResponse", 1, "rand_06")["value"]
     streams = golden_line("StreamsGroupDescribeResponse", 1, "rand_06")["value"]
-    share_members, share_partitions = _expected_share(share)
-    streams_members = len(streams["groups"][0]["members"])
-    tasks = [_expected_tasks(streams, k) for k in ("active_tasks", "standby_tasks",
-                                                   "warmup_tasks")]
-    assert share_members == 4 and share_partitions == 2 and streams_members >= 2  # the data
+    held = _share_counts(share)
+    assignment_epoch = share["groups"][0]["assignment_epoch"]
+    behind = [m for m, (_, epoch) in held.items() if epoch < assignment_epoch]
+    streams_members = streams["groups"][0]["members"]
+    active = [len(_task_sets(m["assignment"])["active_tasks"]) for m in streams_members]
+    reconciling = [m for m in streams_members
+                   if _task_sets(m["assignment"]) != _task_sets(m["target_assignment"])]
+    assert len(held) == 4 and behind and reconciling  # the data has something to judge
 
     assert code == 1
-    assert err == [
-        f"assignframe: skipped: share group share-a: described ({share_members} member(s), "
-        f"{share_partitions} partition(s) assigned) but not judged: assignframe makes no "
-        "snapshot of share groups",
-        f"assignframe: skipped: streams group streams-a: described ({streams_members} "
-        f"member(s), {tasks[0]} active, {tasks[1]} standby, {tasks[2]} warm-up task(s) "
-        "assigned) but not judged: assignframe makes no snapshot of streams groups"]
+    assert len(err) == 1 and err[0].endswith(NO_SHARE_OFFSETS)
     # no OffsetFetch for a share group: Kafka answers it GROUP_ID_NOT_FOUND ("not a consumer
     # group"), as the responder does; a share group's progress is not a committed offset
     assert [api for _, api, _, ids in loop.log if "share-a" in ids] == \
@@ -100,21 +100,25 @@ def test_share_and_streams_groups_are_described_never_judged(cluster, capsys, tm
 
     verdicts = {g["group_id"]: g for g in
                 json.loads((tmp_path / "verdicts.json").read_text())["groups"]}
-    assert verdicts["share-a"]["group_type"] == "share"
-    assert (verdicts["share-a"]["members"], verdicts["share-a"]["partitions"]) == \
-        (share_members, share_partitions)
-    assert (verdicts["streams-a"]["members"], verdicts["streams-a"]["partitions"]) == \
-        (streams_members, None)
-    for name in ("share-a", "streams-a"):
-        assert "not judged" in verdicts[name]["unreadable"]
-        assert verdicts[name]["spread"] is None and verdicts[name]["recommendation"] is None
+    share_v, streams_v = verdicts["share-a"], verdicts["streams-a"]
+    counts = [n for n, _ in held.values()]
+    assert share_v["unreadable"] is None and share_v["members"] == 4
+    assert share_v["spread"] == max(counts) - min(counts)
+    assert share_v["detail"]["behind"] == sorted(behind, key=list(held).index)
+    assert sorted(share_v["detail"]["idle"]) == sorted(m for m, (n, _) in held.items() if not n)
+    assert share_v["detail"]["backlog"] is None  # not read: unknown, never 0
+    assert f"{len(behind)} member(s) behind assignment epoch {assignment_epoch}" in \
+        "; ".join(share_v["problems"])
+    assert streams_v["unreadable"] is None and streams_v["members"] == len(streams_members)
+    assert streams_v["spread"] == max(active) - min(active)
+    assert len(streams_v["detail"]["reconciling"]) == len(reconciling)
+    assert f"{len(reconciling)} member(s) reconciling" in "; ".join(streams_v["problems"])
     assert verdicts[CLASSIC]["unreadable"] is None and verdicts[CLASSIC]["members"] == 3
     assert verdicts[CLASSIC]["partitions"] == 9 and verdicts[CLASSIC]["spread"] == 0
     snapshots = (tmp_path / "snapshots.jsonl").read_text().splitlines()
     assert [json.loads(s)["group_id"] for s in snapshots] == [CLASSIC]
-    # the table: unjudged groups first (worst), named as read, not judged
-    rows = [line for line in out.splitlines() if "share-a" in line or "streams-a" in line]
-    assert len(rows) == 2 and all("not judged" in row for row in rows)
+    # the table: the judged groups with problems first, never "not judged"
+    assert "not judged" not in out
     assert out.index("share-a") < out.index(CLASSIC) and out.index("streams-a") < \
         out.index(CLASSIC)
 
@@ -124,7 +128,9 @@ def test_share_and_streams_type_filter(cluster, capsys):
     loop = cluster().add(classic_group(), kip848_group("share", "share-a"),
                          kip848_group("streams", "streams-a"))
     code, _, err = _inspect(capsys, loop, "--type", "share", "--json")
-    assert code == 1 and len(err) == 1 and "share group share-a: described" in err[0]
+    assert code == 1 and len(err) == 2 and err[1].endswith(NO_SHARE_OFFSETS)
+    assert err[0].startswith("assignframe: note: 1 share/Streams group(s) judged but not "
+                             "written as snapshot lines") and err[0].endswith(": share-a")
     sent = {api for _, api, _, _ in loop.log}
     assert "ShareGroupDescribe" in sent
     assert not sent & {"DescribeGroups", "StreamsGroupDescribe", "ConsumerGroupDescribe"}
@@ -170,13 +176,13 @@ def test_coordinator_moves_before_offsets_are_fetched(cluster, capsys):
     assert snapshot["group_id"] == CLASSIC
     # Java's committed offsets (read from node 2) reached the lags: end offset (the responder's
     # ListOffsets: 100000) minus what Java's OffsetFetch body committed; a partition without a
-    # committed offset (or with UNSTABLE_OFFSET_COMMIT) counts from latest: 0
+    # committed offset (or with UNSTABLE_OFFSET_COMMIT) has no lag: null, never 0
     fetched = golden_line("OffsetFetchResponse", 8, "real_offset_fetch_two_groups")["value"]
     committed = {(t["name"], p["partition_index"]): p["committed_offset"]
                  for t in fetched["groups"][0]["topics"] for p in t["partitions"]
                  if p["error_code"] == 0}
     assert snapshot["partition_lags"] == {
-        topic: [100_000 - committed[(topic, p)] if (topic, p) in committed else 0
+        topic: [100_000 - committed[(topic, p)] if (topic, p) in committed else None
                 for p in range(count)] for topic, count in loop.topics.items()}
 
 

@@ -22,6 +22,8 @@ import pytest
 from assignframe.testing.broker_base import free_port
 from assignframe.testing.kafka_node import TEST_PROPERTIES, KafkaNode, find_broker_dist
 
+from .conftest import ready, start_member
+
 PASSWORD = "pl41n-s3cret-7731"
 WRONG = "wr0ng-s3cret-4412"
 GROUP = "secured-readers"
@@ -69,20 +71,14 @@ def secured(tmp_path_factory):
     node = KafkaNode(find_broker_dist(), folder / "node", properties, broker_port=broker,
                      controller_port=controller)
     node.start()
-    member = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("member.py")), f"127.0.0.1:{broker}",
-         GROUP, TOPIC, "kafka-python", "range"],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    member = start_member(f"127.0.0.1:{broker}", GROUP, TOPIC, "kafka-python", "range",
+                          log=node.log_path)
     try:
-        assert member.stdout is not None and member.stdout.readline().strip() == "ready"
+        ready(member)
         yield {"sasl": f"127.0.0.1:{sasl}", "ssl": f"127.0.0.1:{ssl}", "cert": cert,
-               "folder": folder}
+               "folder": folder, "plain": f"127.0.0.1:{broker}"}
     finally:
-        member.kill()
-        member.wait(30)
-        if member.stdout is not None:
-            member.stdout.close()
+        member.stop()
         node.stop()
 
 
@@ -132,6 +128,35 @@ def test_a_wrong_password_is_one_error_line_without_it(secured, tmp_path):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("assignframe: error: "), done.stderr
     assert WRONG not in done.stderr + done.stdout
+    # Not asserted yet (issue 31, open): that the line says the broker refused the password.
+    # Merged main says "socket disconnected" here (3 runs of 3 on 2026-11-28): kafka-python's
+    # bootstrap reason for the refusal is not collected on this path; see the closing note.
+
+
+def _one_error_line(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 2, (done.stdout[-2000:], done.stderr[-2000:])
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("assignframe: error: "), done.stderr
+    assert "Unable to bootstrap" not in lines[0] and "Traceback" not in done.stderr
+    return lines[0]
+
+
+def test_security_settings_against_the_wrong_listener_say_which(secured, tmp_path):
+    """SASL against the PLAINTEXT listener, TLS against the PLAINTEXT listener, plain text
+    against the TLS listener: each one line saying what the listener speaks (issue 31)."""
+    config = tmp_path / "client.properties"
+    config.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+                      f"sasl.username=inspector\nsasl.password={PASSWORD}\n")
+    line = _one_error_line(_inspect(secured["plain"], config, tmp_path))
+    assert "the listener does not speak SASL" in line and "ILLEGAL_SASL_STATE" in line, line
+    assert PASSWORD not in line
+    config.write_text(f"security.protocol=SSL\nssl.truststore.location={secured['cert']}\n")
+    line = _one_error_line(_inspect(secured["plain"], config, tmp_path))
+    assert "TLS handshake failed" in line, line
+    config.write_text("security.protocol=PLAINTEXT\n")
+    line = _one_error_line(_inspect(secured["ssl"], config, tmp_path))
+    assert "(a TLS listener? set security.protocol=SSL" in line or \
+           "the listener speaks TLS: set security.protocol=SSL" in line, line
 
 
 def test_inspect_over_ssl_checks_the_brokers_certificate(secured, tmp_path):

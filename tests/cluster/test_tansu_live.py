@@ -5,13 +5,12 @@ the group as an empty, balanced one (issue 21, "Brokers to test against")."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from assignframe.cli import main
+
+from .conftest import ready, start_member
 
 pytestmark = pytest.mark.e2e
 
@@ -29,15 +28,13 @@ def tansu_group(assignframe_tansu_broker):
         admin.create_topics([NewTopic("tansu-orders", 3, 1)])
     finally:
         admin.close()
-    member = subprocess.Popen(
-        [sys.executable, str(Path(__file__).parent / "member.py"), bootstrap, GROUP,
-         "tansu-orders", "kafka-python", "range"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = member.stdout.readline()  # "ready" once it owns partitions (the member's own wait)
-    assert line.strip() == "ready", member.stderr.read() if member.poll() is not None else line
-    yield bootstrap
-    member.kill()
-    member.communicate(timeout=30)
+    member = start_member(bootstrap, GROUP, "tansu-orders", "kafka-python", "range",
+                          log=assignframe_tansu_broker.log_path)
+    try:
+        ready(member)  # "ready" once it owns partitions
+        yield bootstrap
+    finally:
+        member.stop()
 
 
 def test_no_member_metadata_is_said_not_shown_as_balanced(tansu_group, capsys):

@@ -4,7 +4,7 @@ the history says each change once, resumes, and the metrics endpoint serves the 
 from __future__ import annotations
 
 import json
-import subprocess
+import re
 import sys
 import time
 import urllib.request
@@ -12,17 +12,18 @@ import urllib.request
 import pytest
 
 from assignframe.cli import main
+from assignframe.testing.child import Child
 
-from .test_inspect_live import _ready, _topic
+from .conftest import ready
+from .test_inspect_live import _topic
 
 pytestmark = pytest.mark.e2e
 
 
-def _watch(kafka: str, history, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "assignframe", "watch", "--bootstrap-server",
-                             kafka, "--interval", "1", "--history", str(history),
-                             "--group", "^watched$", *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def _watch(kafka: str, history, *extra: str) -> Child:
+    return Child.start([sys.executable, "-m", "assignframe", "watch", "--bootstrap-server",
+                        kafka, "--interval", "1", "--history", str(history),
+                        "--group", "^watched$", *extra], "assignframe watch")
 
 
 def _events(history) -> list[dict]:
@@ -42,14 +43,15 @@ def _wait_for(history, predicate, seconds: float = 90) -> list[dict]:
 def test_watch_records_joins_kill_and_resumes(kafka, members, tmp_path):
     _topic(kafka, "watched-topic", 4)
     first = members(kafka, "watched", "watched-topic", "kafka-python", "range")
-    _ready(first)
+    ready(first)
     history = tmp_path / "history.jsonl"
     watcher = _watch(kafka, history, "--metrics-port", "0")
     try:
-        port = int(watcher.stderr.readline().rsplit(":", 1)[1].split("/")[0])
+        served = watcher.wait_for_line(re.compile(r":\d+/"), 60, stream="stderr")
+        port = int(served.rsplit(":", 1)[1].split("/")[0])
         _wait_for(history, lambda ev: any(e["event"] == "seen" for e in ev))
         second = members(kafka, "watched", "watched-topic", "kafka-python", "range")
-        _ready(second)
+        ready(second)
         events = _wait_for(history, lambda ev: any(e["event"] == "joined" for e in ev)
                            and ev[-1]["after"]["state"] == "Stable"
                            and len(set(ev[-1]["after"]["owners"].values())) == 2)
@@ -59,8 +61,7 @@ def test_watch_records_joins_kill_and_resumes(kafka, members, tmp_path):
         second.kill()  # kill -9: no LeaveGroup, the coordinator notices after the session
         events = _wait_for(history, lambda ev: any(e["event"] == "left" for e in ev))
     finally:
-        watcher.kill()
-        watcher.communicate(timeout=30)
+        watcher.stop()
     left = [e for e in events if e["event"] == "left"]
     moved = [e for e in events if e["event"] == "moved"]
     assert len(left) == 1 and moved
@@ -86,7 +87,7 @@ def test_watch_survives_a_broker_restart(kafka_node, members, tmp_path):
     kafka = kafka_node.bootstrap
     _topic(kafka, "restart-topic", 2)
     member = members(kafka, "watched", "restart-topic", "kafka-python", "range")
-    _ready(member)
+    ready(member)
     history = tmp_path / "history.jsonl"
     watcher = _watch(kafka, history, "--timeout", "3")
     try:
@@ -96,7 +97,7 @@ def test_watch_survives_a_broker_restart(kafka_node, members, tmp_path):
         kafka_node.start()
         time.sleep(12)  # polls after the restart
     finally:
-        watcher.kill()
+        watcher.stop()
         out, err = watcher.communicate(timeout=30)
     assert "poll failed, reconnecting" in err
     events = _events(history)

@@ -88,7 +88,7 @@ def run(pcap: Path) -> list[dict[str, Any]]:
                              stdout=subprocess.PIPE, text=True)
     _poll(a, 6)
     child.send_signal(signal.SIGKILL)
-    out, _ = child.communicate()
+    out, _ = child.communicate(timeout=60)  # killed: its pipe closes at once
     log.extend(json.loads(line) for line in out.splitlines() if line.strip())
     b = _run_member(bootstrap, "b", 0, log)
     for _ in range(60):  # the killed member's session times out on the broker meanwhile

@@ -147,7 +147,7 @@ class MemberProcess:
             self.process.wait(timeout)
         except subprocess.TimeoutExpired:
             self.process.kill()
-            self.process.wait()
+            self.process.wait(30)  # SIGKILL: only a process stuck in the kernel outlasts this
         for helper in self.helpers:
             helper.wait(timeout)
 
@@ -220,7 +220,7 @@ class Group:
         """kill -9; returns (and logs) the moment the process was gone."""
         member = self.members[name]
         member.process.kill()
-        member.process.wait()
+        member.process.wait(30)  # SIGKILL: only a process stuck in the kernel outlasts this
         return self._note("killed", name)
 
     def pause(self, name: str) -> float:

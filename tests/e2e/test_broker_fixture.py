@@ -4,8 +4,8 @@ What it needs missing (Java, shared/java/broker) is one clear error, never a ski
 
 from __future__ import annotations
 
+import re
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -14,6 +14,7 @@ import pytest
 
 from assignframe.testing.broker import BrokerError, start_kafka
 from assignframe.testing.broker_base import ProcessGroup
+from assignframe.testing.child import Child
 from assignframe.testing.kafka_node import TEST_PROPERTIES, KafkaNode, find_broker_dist, find_java
 
 
@@ -90,20 +91,14 @@ def test_a_killed_test_session_leaves_no_broker_behind(tmp_path, shared_dir):
         "print(start_kafka(Path(sys.argv[1]), shared_from=sys.argv[2]).bootstrap, flush=True)\n"
         "time.sleep(600)\n"
     )
-    session = subprocess.Popen(
-        [sys.executable, "-c", script, str(node_dir), str(shared_dir)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    session = Child.start([sys.executable, "-c", script, str(node_dir), str(shared_dir)],
+                          "a test session with a broker", logs=[node_dir / "server.out"])
     try:
-        assert session.stdout is not None and session.stdout.readline().startswith("127.0.0.1:")
+        session.wait_for_line(re.compile(r"^127\.0\.0\.1:"), 180)
         jvm = _jvm_pid(node_dir)
         assert not _gone(jvm, 0)
     finally:
-        session.kill()
-        session.wait()
-        if session.stdout is not None:
-            session.stdout.close()
+        session.stop()
     assert _gone(jvm, 60), f"the broker (pid {jvm}) outlived its session; log {node_dir}"
 
 

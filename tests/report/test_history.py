@@ -83,3 +83,16 @@ def test_a_long_history_shows_the_newest_events_and_says_how_many_more():
     assert "and 30 earlier event(s) in the history file" in text
     assert f"{ROWS_PER_GROUP + 29} → {ROWS_PER_GROUP + 30}" in text  # the newest is shown
     assert "0 → 1</td>" not in text  # the oldest is not
+
+
+def test_rebalances_are_counted_from_generations():
+    """A watch that saw a group's generation jump from 7 to 9 between two polls saw two
+    rebalances (issue 31: the report said one); an outage's events are drawn and named."""
+    events = [event(0, "g", "seen", generation=7, state="Stable"),
+              event(5, "g", "epoch", **{"from": 7, "to": 9, "rebalances": 2}),
+              event(6, "g", "unreadable", why="cluster unreachable: KafkaTimeoutError"),
+              event(9, "g", "readable", seconds=3.0),
+              event(12, "g", "epoch", **{"from": 9, "to": 10, "rebalances": 1})]
+    page = render_report(history=events)
+    assert "3 rebalance(s)" in page
+    assert "read again after 3 s" in page

@@ -65,3 +65,19 @@ def test_a_healthy_fleet_says_so():
     page = render_report(summary)
     assert "None of the 3 groups needs attention." in page
     assert '<section id="worst"' not in page  # no group with a problem: no "worst" list
+
+
+def test_allowed_is_not_all_clear_while_clients_are_unknown():
+    """'Allowed for 5 of 5' in green, with 4 of the members kafka-python running the adapter
+    under a client id of their own (issue 31): allowed holds only for the clients identified, so
+    the headline says how many groups have unidentified members and is not green."""
+    from assignframe.report.verdict import _upgrade
+
+    summary = {"migration": {"classic_groups": 5, "allowed": 5, "refused": 0,
+                             "groups_with_unknown_clients": 4, "predicted": {}}}
+    shown = _upgrade(summary)
+    assert '<p class="headline warn">Allowed for 5 of 5 classic groups; 4 group(s) with ' \
+           "members whose client is not identified</p>" in shown
+    assert 'class="headline ok"' not in shown
+    summary["migration"]["groups_with_unknown_clients"] = 0
+    assert '<p class="headline ok">Allowed for 5 of 5 classic groups</p>' in _upgrade(summary)

@@ -1,7 +1,7 @@
 """The bodies a read-only cluster reader sends and reads, declared like their schema tables:
-ListGroups, DescribeGroups, FindCoordinator, OffsetFetch, ListOffsets, DescribeCluster and the
-ApiVersions response. (MetadataRequest/Response and ApiVersionsRequest live in :mod:`.apis`
-with the other bodies ``assignframe decode`` reads.)
+ListGroups, DescribeGroups, FindCoordinator, OffsetFetch, ListOffsets, DescribeCluster,
+DescribeShareGroupOffsets and the ApiVersions response. (MetadataRequest/Response and
+ApiVersionsRequest live in :mod:`.apis` with the other bodies ``assignframe decode`` reads.)
 
 Every field of every version is declared, so a body is walked exactly as Java walks it; the
 flexible threshold of each API comes from :mod:`.tables` and decides at run time whether strings,
@@ -9,7 +9,9 @@ arrays and bytes are compact and whether structs end with a tagged section. Mode
 from these declarations (:mod:`.flexible_models`), as for the KIP-848 kinds.
 
 Follows clients/src/main/resources/common/message/<Kind>.json of Apache Kafka 4.0 (trunk
-1eb7644, 4.0.0-SNAPSHOT), checked byte for byte against ../shared/golden/admin/codec.jsonl.
+1eb7644, 4.0.0-SNAPSHOT), checked byte for byte against ../shared/golden/admin/codec.jsonl;
+DescribeShareGroupOffsets (KIP-932, v1 KIP-1226) follows Apache Kafka 4.3.1 (26b251a451) and is
+checked against the 4.3.1 broker (tests/kafka43; no Java golden bytes of it yet).
 A field absent at a version reads as the schema default (not always zero: see the ``default=``
 arguments), and writing a non-default value there is refused unless the schema marks it
 ``ignorable`` (then it is dropped, like Java).
@@ -21,7 +23,7 @@ from construct import Struct
 
 from . import tables
 from .api_types import NO_AUTHORIZED_OPERATIONS
-from .flexible import Tag, message_struct, nested_struct
+from .flexible import Tag, Uuid, message_struct, nested_struct
 from .primitives import (
     Array,
     Bool,
@@ -221,6 +223,43 @@ DESCRIBE_CLUSTER_RESPONSE = message_struct(
     "cluster_authorized_operations" / Int32,                            # 0+
 )
 
+# ------------------------------------------------------------- DescribeShareGroupOffsets (90)
+DESCRIBE_SHARE_GROUP_OFFSETS_REQUEST = message_struct(
+    "groups" / Array(nested_struct(                                     # 0+
+        "DescribeShareGroupOffsetsRequestGroup", 1,
+        "group_id" / String,
+        "topics" / NullableArray(nested_struct(                         # 0+, null = all
+            "DescribeShareGroupOffsetsRequestTopic", 1,
+            "topic_name" / String,
+            "partitions" / Array(Int32),
+        )),
+    )),
+)
+
+DESCRIBE_SHARE_GROUP_OFFSETS_RESPONSE = message_struct(
+    "throttle_time_ms" / Int32,                                         # 0+
+    "groups" / Array(nested_struct(                                     # 0+
+        "DescribeShareGroupOffsetsResponseGroup", 1,
+        "group_id" / String,
+        "topics" / Array(nested_struct(
+            "DescribeShareGroupOffsetsResponseTopic", 1,
+            "topic_name" / String,
+            "topic_id" / Uuid,
+            "partitions" / Array(nested_struct(
+                "DescribeShareGroupOffsetsResponsePartition", 1,
+                "partition_index" / Int32,
+                "start_offset" / Int64,                                 # the share-partition start
+                "leader_epoch" / Int32,
+                "lag" / Since(1, Int64, default=-1, ignorable=True),    # 1+ (KIP-1226)
+                "error_code" / Int16,
+                "error_message" / NullableString,
+            )),
+        )),
+        "error_code" / Int16,
+        "error_message" / NullableString,
+    )),
+)
+
 # --------------------------------------------------------------------------- ApiVersions (18)
 API_VERSIONS_RESPONSE = message_struct(
     "error_code" / Int16,                                               # 0+
@@ -264,6 +303,8 @@ DECLARATIONS: dict[str, tuple[Struct, int, int]] = {
     "DescribeClusterRequest": (DESCRIBE_CLUSTER_REQUEST, 0, 1),
     "DescribeClusterResponse": (DESCRIBE_CLUSTER_RESPONSE, 0, 1),
     "ApiVersionsResponse": (API_VERSIONS_RESPONSE, 0, 4),
+    "DescribeShareGroupOffsetsRequest": (DESCRIBE_SHARE_GROUP_OFFSETS_REQUEST, 0, 1),
+    "DescribeShareGroupOffsetsResponse": (DESCRIBE_SHARE_GROUP_OFFSETS_RESPONSE, 0, 1),
 }
 
 for _kind, (_declared, _lowest, _highest) in DECLARATIONS.items():

@@ -38,6 +38,7 @@ __all__ = [
     "coordinators",
     "describe_cluster_request",
     "describe_groups_request",
+    "describe_share_group_offsets_request",
     "find_coordinator_request",
     "group_describe_request",
     "list_groups_request",
@@ -145,6 +146,13 @@ def group_describe_request(kind: str, group_ids: Sequence[str], version: int, *,
     if kind == "StreamsGroupDescribeRequest" and version >= 1:
         value["include_topology_description"] = include_topology_description
     return _request(kind, version, value)
+
+
+def describe_share_group_offsets_request(group_ids: Sequence[str], version: int) -> Message:
+    """DescribeShareGroupOffsetsRequest for every topic-partition of each group (topics null);
+    the answer carries each share-partition's start offset, and its lag from v1 (KIP-1226)."""
+    return _request("DescribeShareGroupOffsetsRequest", version,
+                    {"groups": [{"group_id": g, "topics": None} for g in group_ids]})
 
 
 def find_coordinator_request(keys: Sequence[str], version: int, *,

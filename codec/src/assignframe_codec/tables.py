@@ -86,6 +86,7 @@ APIS: dict[int, tuple[str, int | None]] = {
     77: ("ShareGroupDescribe", 0),
     88: ("StreamsGroupHeartbeat", 0),
     89: ("StreamsGroupDescribe", 0),
+    90: ("DescribeShareGroupOffsets", 0),
 }
 
 #: ApiVersions: its response header stays v0 whatever the version (KIP-511)

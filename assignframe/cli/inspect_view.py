@@ -1,0 +1,171 @@
+"""What ``assignframe inspect`` prints: the summary line, the triage filters (``--state``,
+``--problem``), and the fleet rows as a table (a terminal), plain columns (a pipe or a file),
+TSV or CSV. Only the rows shown are rendered. Reference: docs/cluster.md ("inspect output").
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..cluster.fleet import GroupVerdict, Inspection
+from ._common import CommandLineError
+
+__all__ = ["COLUMNS", "DETAIL_COLUMNS", "FORMATS", "GROUP_STATES", "parse_states",
+           "print_details", "print_rows", "shown", "summary"]
+
+#: --format values; the default is "table" on a terminal and "plain" otherwise
+FORMATS = ("table", "plain", "tsv", "csv")
+#: group states Kafka names (classic, consumer, share, streams groups)
+GROUP_STATES = ("Empty", "Stable", "PreparingRebalance", "CompletingRebalance", "Assigning",
+                "Reconciling", "NotReady", "Dead")
+#: the fleet row's columns, in order; problems and the verdicts last (the long cells)
+COLUMNS = ("group", "type", "protocol", "state", "members", "partitions", "spread", "lag",
+           "lag spread", "recommended", "migration", "problems")
+
+
+#: --detail's columns: kafka-consumer-groups.sh's --state, --members --verbose and --offsets
+#: in one row per partition (a member owning none: one row without a partition)
+DETAIL_COLUMNS = ("group", "coordinator", "coordinator_id", "assignor", "state", "topic",
+                  "partition", "current_offset", "log_end_offset", "lag", "member_id", "host",
+                  "client_id")
+
+
+def parse_states(values: Sequence[str] | None) -> tuple[str, ...]:
+    """``--state`` (comma lists, repeated) as Kafka's names; an unknown one is an error."""
+    wanted = [v.strip() for value in values or () for v in value.split(",") if v.strip()]
+    known = {s.lower(): s for s in GROUP_STATES}
+    unknown = [w for w in wanted if w.lower() not in known]
+    if unknown:
+        raise CommandLineError(f"unknown group state {', '.join(unknown)}; expected "
+                               f"{', '.join(GROUP_STATES)}", "--state")
+    return tuple(known[w.lower()] for w in wanted)
+
+
+def _problems(verdict: GroupVerdict) -> list[str]:
+    return ([verdict.unreadable] if verdict.unreadable else []) + verdict.problems
+
+
+def shown(inspection: Inspection, states: Sequence[str],
+          problems: Sequence[str]) -> list[GroupVerdict]:
+    """The verdicts the filters keep, in triage order: ``states`` (any of them), ``problems``
+    (words each matched in a group's problems, ``any``: a group with any problem)."""
+    words = [w.strip().lower() for value in problems for w in value.split(",") if w.strip()]
+    kept = []
+    for verdict in inspection.verdicts:
+        if states and verdict.state not in states:
+            continue
+        said = " ".join(_problems(verdict)).lower() + (" unreadable" if verdict.unreadable
+                                                       else "")
+        if words and not any((w == "any" and said) or (w != "any" and w in said)
+                             for w in words):
+            continue
+        kept.append(verdict)
+    return kept
+
+
+def summary(inspection: Inspection, rows: Sequence[GroupVerdict]) -> str:
+    """One line: how many groups, with members, with problems, unreadable, offsets only."""
+    verdicts = inspection.verdicts
+    with_members = sum(1 for v in verdicts if v.members and not v.unreadable)
+    troubled = sum(1 for v in verdicts if _problems(v))
+    unreadable = sum(1 for v in verdicts if v.unreadable)
+    offsets_only = sum(1 for v in verdicts if not v.members and not v.unreadable)
+    line = (f"{inspection.read.bootstrap}: {len(verdicts)} group(s): {with_members} with "
+            f"members, {troubled} with problems, {unreadable} unreadable, {offsets_only} "
+            "without members")
+    if len(rows) != len(verdicts):
+        line += f"; {len(rows)} shown"
+    if inspection.missing:
+        line += f"; no such group: {', '.join(inspection.missing)}"
+    return line
+
+
+def _cells(verdict: GroupVerdict, unknown: str) -> list[str]:
+    def cell(value: Any) -> str:
+        return unknown if value is None else str(value)
+
+    return [verdict.group_id, cell(verdict.group_type), cell(verdict.protocol),
+            cell(verdict.state), cell(verdict.members), cell(verdict.partitions),
+            cell(verdict.spread), cell(verdict.lag), cell(verdict.lag_spread),
+            cell(verdict.recommendation), cell(verdict.migration),
+            "; ".join(_problems(verdict)) or unknown]
+
+
+def print_rows(inspection: Inspection, rows: Sequence[GroupVerdict], form: str) -> None:
+    """The rows in ``form`` (one of :data:`FORMATS`); table and plain start with the summary
+    line, TSV and CSV are a header and the rows only (the summary goes to stderr)."""
+    if form in ("tsv", "csv"):
+        print(f"assignframe: note: {summary(inspection, rows)}", file=sys.stderr)
+        _delimited(rows, "\t" if form == "tsv" else ",")
+    elif form == "plain":
+        print(summary(inspection, rows))
+        _plain([_cells(v, "-") for v in rows])
+    else:
+        _table(summary(inspection, rows), rows)
+
+
+def print_details(details: Sequence[Any], form: str) -> None:
+    """``--detail``: :class:`~assignframe.cluster.detail.GroupDetail` rows in ``form`` (table
+    and plain: aligned columns; unknown values ``-``)."""
+    unknown = "" if form in ("tsv", "csv") else "-"
+    lines = [row for detail in details for row in _detail_cells(detail, unknown)]
+    if form in ("tsv", "csv"):
+        _write_delimited(DETAIL_COLUMNS, lines, "\t" if form == "tsv" else ",")
+    else:
+        _plain(lines, DETAIL_COLUMNS)
+
+
+def _detail_cells(detail: Any, unknown: str) -> list[list[str]]:
+    def cell(value: Any) -> str:
+        return unknown if value is None else str(value)
+
+    group = [detail.group_id, cell(detail.coordinator), cell(detail.coordinator_id),
+             cell(detail.assignor), cell(detail.state)]
+    rows = [group + [p.topic, str(p.partition), cell(p.current_offset), cell(p.log_end_offset),
+                     cell(p.lag), cell(p.member_id), cell(p.host), cell(p.client_id)]
+            for p in detail.partitions]
+    rows += [group + [unknown] * 5 + [m.member_id, cell(m.host), cell(m.client_id)]
+             for m in detail.members if not m.partitions]
+    return rows or [group + [unknown] * 8]
+
+
+def _delimited(rows: Iterable[GroupVerdict], delimiter: str) -> None:
+    _write_delimited(COLUMNS, [_cells(v, "") for v in rows], delimiter)
+
+
+def _write_delimited(columns: Sequence[str], lines: Iterable[list[str]],
+                     delimiter: str) -> None:
+    """Unknown values are empty fields; a cell never holds a tab or a newline."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n",
+                        quoting=csv.QUOTE_MINIMAL)
+    writer.writerow([c.replace(" ", "_") for c in columns])
+    for line in lines:
+        writer.writerow([c.replace("\t", " ").replace("\n", " ") for c in line])
+    sys.stdout.write(buffer.getvalue())
+
+
+def _plain(lines: list[list[str]], columns: Sequence[str] = COLUMNS) -> None:
+    """Columns aligned with spaces, no box drawing (for grep, awk and less)."""
+    header = [c.upper().replace(" ", "-").replace("_", "-") for c in columns]
+    widths = [max(len(row[i]) for row in [header, *lines]) for i in range(len(columns))]
+    for row in [header, *lines]:
+        line = "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True))
+        sys.stdout.write(line.rstrip() + "\n")
+
+
+def _table(title: str, rows: Sequence[GroupVerdict]) -> None:
+    from rich.table import Table
+
+    from ._common import console
+
+    table = Table(title=title)
+    for column in COLUMNS:
+        table.add_column(column)
+    for verdict in rows:
+        table.add_row(*_cells(verdict, "-"))
+    console().print(table)

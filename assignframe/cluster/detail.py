@@ -1,0 +1,122 @@
+"""One group in detail: everything ``kafka-consumer-groups.sh --describe`` shows of it, from
+what one pass read (no request of its own).
+
+* ``--state``: the coordinator (id, host:port), the assignment strategy (classic: the elected
+  protocol; consumer protocol: the server assignor), the state and the number of members;
+* ``--members --verbose``: each member's id, host, client id and assignment;
+* ``--offsets``: each partition's committed offset, log-end offset, lag and the member that
+  owns it (with its host and client id).
+
+A partition Kafka's tool lists is one the group committed to or one a member owns. A value not
+known is None (no commit: no current offset and no lag; never 0).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import TopicPartition
+from ..snapshot import GroupSnapshot
+from .reader import ClusterRead, GroupRead
+
+__all__ = ["GroupDetail", "MemberDetail", "PartitionDetail", "group_detail"]
+
+
+@dataclass(frozen=True)
+class PartitionDetail:
+    """One row of ``--offsets``."""
+
+    topic: str
+    partition: int
+    current_offset: int | None
+    log_end_offset: int | None
+    lag: int | None
+    member_id: str | None
+    host: str | None
+    client_id: str | None
+
+
+@dataclass(frozen=True)
+class MemberDetail:
+    """One row of ``--members --verbose``."""
+
+    member_id: str
+    host: str | None
+    client_id: str | None
+    partitions: tuple[TopicPartition, ...]
+    #: consumer protocol: the member's epoch and target assignment (None: classic)
+    member_epoch: int | None = None
+    target: tuple[TopicPartition, ...] | None = None
+
+
+@dataclass(frozen=True)
+class GroupDetail:
+    """One row of ``--state`` with the group's members and partitions."""
+
+    group_id: str
+    group_type: str | None
+    state: str | None
+    coordinator_id: int | None
+    coordinator: str | None
+    assignor: str | None
+    members: list[MemberDetail] = field(default_factory=list)
+    partitions: list[PartitionDetail] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"group_id": self.group_id, "group_type": self.group_type, "state": self.state,
+                "coordinator": {"id": self.coordinator_id, "address": self.coordinator},
+                "assignor": self.assignor,
+                "members": [{"member_id": m.member_id, "host": m.host, "client_id": m.client_id,
+                             "partitions": _pairs(m.partitions),
+                             "member_epoch": m.member_epoch,
+                             "target": None if m.target is None else _pairs(m.target)}
+                            for m in self.members],
+                "partitions": [p.__dict__ for p in self.partitions]}
+
+
+def group_detail(read: ClusterRead, group: GroupRead,
+                 snapshot: GroupSnapshot | None) -> GroupDetail:
+    """The detail of ``group`` (its snapshot, when it has one, gives members and owners)."""
+    broker = read.brokers.get(group.coordinator) if group.coordinator is not None else None
+    members = _members(snapshot)
+    owner = {tp: m for m in members for tp in m.partitions}
+    rows = []
+    for tp in sorted(set(group.committed) | set(owner)):
+        member = owner.get(tp)
+        current, end = group.committed.get(tp), read.end_offsets.get(tp)
+        lag = max(0, end - current) if current is not None and end is not None else None
+        rows.append(PartitionDetail(tp.topic, tp.partition, current, end, lag,
+                                    member.member_id if member else None,
+                                    member.host if member else None,
+                                    member.client_id if member else None))
+    return GroupDetail(group.group_id, group.group_type, group.state, group.coordinator,
+                       broker.address if broker else None, _assignor(group, snapshot),
+                       members, rows)
+
+
+def _members(snapshot: GroupSnapshot | None) -> list[MemberDetail]:
+    if snapshot is None:
+        return []
+    found = []
+    for member_id in snapshot.members:
+        info = snapshot.info(member_id)
+        held = snapshot.current.assignments.get(member_id)
+        target = snapshot.target.assignments.get(member_id) if snapshot.target else None
+        found.append(MemberDetail(member_id, info.client_host, info.client_id,
+                                  tuple(sorted(held.partitions)) if held else (),
+                                  info.member_epoch,
+                                  tuple(sorted(target.partitions)) if target else None))
+    return found
+
+
+def _pairs(partitions: tuple[TopicPartition, ...]) -> list[list[Any]]:
+    return [[tp.topic, tp.partition] for tp in partitions]
+
+
+def _assignor(group: GroupRead, snapshot: GroupSnapshot | None) -> str | None:
+    if snapshot is not None:
+        return snapshot.assignor or snapshot.protocol
+    described = group.described
+    name = getattr(described, "assignor_name", None) or getattr(described, "protocol_data", None)
+    return name or None

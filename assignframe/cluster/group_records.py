@@ -1,0 +1,162 @@
+"""What the coordinator wrote of each classic group in ``__consumer_offsets``: its generation.
+
+DescribeGroups does not report a classic group's generation; the only place Kafka keeps it
+outside the coordinator's memory is the group's ``GroupMetadataValue`` record, written to the
+group's partition of ``__consumer_offsets`` whenever a generation's assignment is stored (the
+leader's SyncGroup) and when the group empties. The members' own numbers (the generation a
+cooperative member puts in its subscription) are the generation of their *previous* assignment,
+one behind, and eager members carry none: neither is the group's.
+
+The records are fetched by kafka-python, used as a transport only (a consumer without a group
+id: Metadata, ListOffsets and Fetch, never a commit or a join); every key and value is read by
+:mod:`assignframe_codec`. Only the partitions of the wanted groups are read
+(``abs(group_id.hashCode()) % partitions``, Kafka's ``topicPartitionFor``), from the start the
+first time and from where the last read stopped after that (``watch`` keeps one log between
+polls).
+
+A recorded generation is the group's only while the group is ``Stable`` or ``Empty`` and the
+record holds the members the coordinator describes: during a rebalance the coordinator has moved
+to a generation whose record is not written yet (and a record read just before or after the
+describe may be another generation's), so :func:`group_generation` says it is unknown (None).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import assignframe_codec as codec
+
+from ..javaorder.tables import java_string_hash
+from .config import ClientConfig
+
+__all__ = ["GroupMetadataLog", "RecordedGroup", "group_generation", "offsets_partition"]
+
+log = logging.getLogger("assignframe.cluster")
+
+#: states in which the stored record is the group's current generation
+_RECORD_IS_CURRENT = ("Stable", "Empty")
+_GROUP_METADATA_KEY_VERSION = 2
+
+
+@dataclass(frozen=True)
+class RecordedGroup:
+    """A classic group as its last ``GroupMetadataValue`` record stores it."""
+
+    generation: int
+    protocol: str | None
+    leader: str | None
+    member_ids: tuple[str, ...]
+    state_timestamp_ms: int | None
+
+
+def offsets_partition(group_id: str, partitions: int) -> int:
+    """The ``__consumer_offsets`` partition of ``group_id`` (Kafka's ``Utils.abs(hashCode) %
+    n``; ``Utils.abs`` maps Integer.MIN_VALUE to 0)."""
+    signed = java_string_hash(group_id)
+    signed = signed - (1 << 32) if signed >= 1 << 31 else signed
+    return (0 if signed == -(1 << 31) else abs(signed)) % partitions
+
+
+def group_generation(recorded: RecordedGroup | None, state: str | None,
+                     member_ids: Iterable[str]) -> int | None:
+    """The group's generation as the coordinator stored it, when that is the current one: the
+    group is Stable or Empty and the record holds the members the coordinator describes (a
+    record of another generation, written before or after the describe, holds others)."""
+    if recorded is None or state not in _RECORD_IS_CURRENT:
+        return None
+    if set(recorded.member_ids) != set(member_ids):
+        return None
+    return recorded.generation
+
+
+class GroupMetadataLog:
+    """The last ``GroupMetadataValue`` of every group in the partitions read so far.
+
+    :param bootstrap: the cluster
+    :param config: client settings (security), as for the transport
+    :param timeout_s: the deadline of the connection and of each read
+    """
+
+    def __init__(self, bootstrap: str, config: ClientConfig, timeout_s: float) -> None:
+        self.bootstrap, self.config, self.timeout_s = bootstrap, config, timeout_s
+        self.groups: dict[str, RecordedGroup] = {}
+        self.problem: str | None = None
+        self._consumer: Any = None
+        self._assigned: set[int] = set()
+
+    def refresh(self, group_ids: Iterable[str], partitions: int | None) -> None:
+        """Read every record up to the current end of the partitions holding ``group_ids``
+        (``partitions``: the topic's partition count; None when Metadata did not list it).
+        A failure is kept in :attr:`problem` (the generations stay unknown), never raised."""
+        wanted = {offsets_partition(g, partitions) for g in group_ids} if partitions else set()
+        if not wanted:
+            return
+        try:
+            self._read(wanted)
+            self.problem = None
+        except Exception as exc:  # kafka-python raises its own tree and plain OSErrors
+            self.problem = self.config.redact(f"cannot read {codec.OFFSETS_TOPIC}: "
+                                              f"{type(exc).__name__}: {exc}")
+            log.debug("%s", self.problem)
+            self.close()
+
+    def _read(self, wanted: set[int]) -> None:
+        from kafka import TopicPartition as KafkaPartition
+
+        consumer = self._consumer or self._connect()
+        new = wanted - self._assigned
+        if new:
+            self._assigned |= new
+            assigned = [KafkaPartition(codec.OFFSETS_TOPIC, p) for p in sorted(self._assigned)]
+            consumer.assign(assigned)
+            consumer.seek_to_beginning(*[KafkaPartition(codec.OFFSETS_TOPIC, p)
+                                         for p in sorted(new)])
+        parts = [KafkaPartition(codec.OFFSETS_TOPIC, p) for p in sorted(self._assigned)]
+        ends = consumer.end_offsets(parts)
+        deadline = time.monotonic() + self.timeout_s
+        while any(consumer.position(tp) < ends[tp] for tp in parts):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"records not read within {self.timeout_s} s")
+            for records in consumer.poll(timeout_ms=200).values():
+                for record in records:
+                    self._take(record.key, record.value)
+
+    def _connect(self) -> Any:
+        from kafka import KafkaConsumer
+
+        timeout_ms = max(1000, int(self.timeout_s * 1000))
+        self._consumer = KafkaConsumer(
+            bootstrap_servers=self.bootstrap.split(","), group_id=None,
+            enable_auto_commit=False, exclude_internal_topics=False,
+            request_timeout_ms=timeout_ms, reconnect_backoff_max_ms=min(timeout_ms, 5000),
+            **{"client_id": "assignframe-inspect", **self.config.kafka_python_settings()})
+        return self._consumer
+
+    def _take(self, key: bytes | None, value: bytes | None) -> None:
+        if not key or len(key) < 2 or codec.version_prefix(key) != _GROUP_METADATA_KEY_VERSION:
+            return  # offset commits and the consumer-protocol coordinator's records
+        try:
+            group = codec.decode_record("GroupMetadataKey", key).group
+            if value is None:  # tombstone: the group was deleted
+                self.groups.pop(group, None)
+                return
+            stored = codec.decode_record("GroupMetadataValue", value)
+        except codec.CodecError as exc:
+            log.debug("GroupMetadata record not read: %s", exc)
+            return
+        stamp = getattr(stored, "current_state_timestamp", -1)
+        self.groups[group] = RecordedGroup(
+            stored.generation, stored.protocol, stored.leader,
+            tuple(m.member_id for m in stored.members), stamp if stamp >= 0 else None)
+
+    def close(self) -> None:
+        if self._consumer is not None:
+            try:
+                self._consumer.close()
+            except Exception:  # closing a half-open consumer must not hide the real error
+                log.debug("closing the offsets consumer failed", exc_info=True)
+        self._consumer, self._assigned = None, set()

@@ -1,0 +1,170 @@
+"""What listens at a bootstrap address, and why a connection failed, said so an operator knows
+where to look: a name that does not resolve, a closed port, something that is not Kafka (an HTTP
+port, a listener that never answers), a TLS listener asked in plain text, a SASL setting against
+a PLAINTEXT listener, a refused password, a certificate not trusted, a timeout.
+
+:func:`probe` is one plain socket per address before the client connects: it resolves the name,
+connects, and (in plain text) sends the codec's ApiVersions v0 frame, which every Kafka broker
+answers before any authentication. Nothing else is sent, except ``\\r\\n\\r\\n`` to a listener
+that stays silent, which makes an HTTP server answer (it waits for the end of a request line);
+the probe's connection is then closed. :func:`client_failure` turns what kafka-python logged
+about a failed bootstrap into the same kind of sentence.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import socket
+import struct
+import time
+from collections.abc import Mapping
+
+import assignframe_codec as codec
+
+__all__ = ["client_failure", "listener_problem", "parse_bootstrap", "probe"]
+
+log = logging.getLogger("assignframe.cluster")
+
+#: correlation id of the probe's ApiVersions request (its answer starts with it)
+_CORRELATION_ID = 0x61660001
+#: seconds of silence after which the probe nudges a listener with an empty HTTP line
+_NUDGE_AFTER = 1.0
+
+
+def parse_bootstrap(text: str) -> list[tuple[str, int]]:
+    """``host:port[,host:port]`` (``[v6]:port`` too) as (host, port) pairs.
+
+    :raises ValueError: an address without a port, or a port that is not 1-65535 (the message
+        names the address)
+    """
+    pairs = []
+    for address in (a.strip() for a in text.split(",")):
+        match = re.fullmatch(r"\[?([^\[\]]*?)\]?:([^:\]]*)", address)
+        if not address or match is None or not match[1]:
+            raise ValueError(f"expected HOST:PORT, got {address!r}")
+        if not match[2].isdigit() or not 1 <= int(match[2]) <= 65535:
+            raise ValueError(f"port {match[2]!r} of {address} is not a number 1-65535")
+        pairs.append((match[1], int(match[2])))
+    return pairs
+
+
+def listener_problem(bootstrap: str, security_protocol: str, deadline: float) -> str | None:
+    """None when a broker of ``bootstrap`` answers as Kafka (the first that does ends the
+    probe); else ``cannot connect to HOST:PORT: WHY`` for each address, in one line."""
+    tls = security_protocol.upper().endswith("SSL")
+    failures = []
+    for host, port in parse_bootstrap(bootstrap):
+        why = probe(host, port, deadline, tls)
+        if why is None:
+            return None
+        failures.append(f"{host}:{port}: {why}")
+    return f"cannot connect to {'; '.join(failures)}"
+
+
+def probe(host: str, port: int, deadline: float, tls: bool) -> str | None:
+    """None when a Kafka broker answers at ``host:port`` (with ``tls``: when the port accepts a
+    connection, the handshake being the client's); else why not, in words."""
+    log.debug("probing %s:%d (%s)", host, port, "TLS: connect only" if tls else "ApiVersions v0")
+    try:
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        return f"cannot resolve host name {host!r} ({exc.strerror}): check the host name or DNS"
+    try:
+        sock = socket.create_connection((host, port), timeout=_left(deadline))
+    except ConnectionRefusedError:
+        return "connection refused: nothing listens on that port (check the port and that the " \
+               "broker runs)"
+    except TimeoutError:
+        return "no answer to the connection (timed out): a host that is down or a firewall"
+    except OSError as exc:
+        return f"cannot connect: {exc.strerror or exc}"
+    with sock:
+        return None if tls else _speaks_kafka(sock, deadline)
+
+
+def _speaks_kafka(sock: socket.socket, deadline: float) -> str | None:
+    request = codec.api_versions_request(0)
+    sock.sendall(codec.encode_frame("ApiVersionsRequest", {
+        "correlation_id": _CORRELATION_ID, "client_id": "assignframe-probe"}, request, 0))
+    answer, closed = _read(sock, deadline)
+    if len(answer) >= 8 and struct.unpack(">ii", answer[:8])[1] == _CORRELATION_ID:
+        return None
+    if answer.startswith((b"HTTP/", b"<!DOCTYPE", b"<html", b"<HTML")):
+        return "an HTTP server answered, not Kafka (a web, REST or metrics port?): use the " \
+               "broker's Kafka listener port"
+    if answer[:1] in (b"\x15", b"\x16"):
+        return "the listener speaks TLS: set security.protocol=SSL (or SASL_SSL) in " \
+               "--command-config"
+    if answer:
+        return f"the listener answered, but not as Kafka does (first bytes {answer[:8].hex()})"
+    if closed:
+        return "the listener closed the connection without answering a Kafka request " \
+               "(a TLS listener? set security.protocol=SSL; or not Kafka)"
+    return "the listener accepted the connection but answered nothing before the deadline " \
+           "(not a Kafka listener, or a broker that hangs)"
+
+
+def _read(sock: socket.socket, deadline: float) -> tuple[bytes, bool]:
+    """What the peer sends until 8 bytes, its close or the deadline; (bytes, closed)."""
+    data, nudged, started = b"", False, time.monotonic()
+    while len(data) < 8 and _left(deadline) > 0:
+        if not nudged and time.monotonic() - started >= _NUDGE_AFTER:
+            nudged = True
+            try:
+                sock.sendall(b"\r\n\r\n")  # ends an HTTP request line: an HTTP server answers
+            except OSError:
+                return data, True
+        sock.settimeout(min(_left(deadline), 0.2) or 0.01)
+        try:
+            chunk = sock.recv(64)
+        except TimeoutError:
+            continue
+        except OSError:
+            return data, True
+        if not chunk:
+            return data, True
+        data += chunk
+    return data, False
+
+
+def _left(deadline: float) -> float:
+    return max(0.0, deadline - time.monotonic())
+
+
+#: kafka-python's reasons for a failed bootstrap connection -> what to do about it
+_CLIENT_REASONS = (
+    ("IllegalSaslState", "the listener does not speak SASL (the broker answered SaslHandshake "
+                         "with ILLEGAL_SASL_STATE): it is a PLAINTEXT listener; set "
+                         "security.protocol=PLAINTEXT or use the broker's SASL listener port"),
+    ("UnsupportedSaslMechanism", "the listener does not enable sasl.mechanism {mechanism} "
+                                 "(UNSUPPORTED_SASL_MECHANISM): use one the broker enables "
+                                 "(sasl.enabled.mechanisms)"),
+    ("SaslAuthenticationFailed", "authentication failed for user {user} (sasl.mechanism "
+                                 "{mechanism}): check the user name and password"),
+    ("CERTIFICATE_VERIFY_FAILED", "the broker's TLS certificate is not trusted by the CA file "
+                                  "given (ssl.truststore.location / ssl.ca.location), or its "
+                                  "host name does not match (CERTIFICATE_VERIFY_FAILED)"),
+    ("WRONG_VERSION_NUMBER", "TLS handshake failed: the listener does not speak TLS; set "
+                             "security.protocol=PLAINTEXT (or SASL_PLAINTEXT)"),
+    ("Handshake failed", "TLS handshake failed: the listener closed the connection (it does "
+                         "not speak TLS? set security.protocol=PLAINTEXT or SASL_PLAINTEXT)"),
+    ("RequestTimedOut", "the broker did not answer within the timeout (--timeout)"),
+)
+
+
+def telling_reason(reasons: list[str]) -> str:
+    """Of the reasons kafka-python gave for failed bootstrap tries, the first that says what
+    went wrong: a refused password is followed by retries the broker just disconnects, and
+    "socket disconnected" would hide it. The last one when none is known."""
+    return next((r for r in reasons if any(m in r for m, _ in _CLIENT_REASONS)), reasons[-1])
+
+
+def client_failure(reason: str, settings: Mapping[str, object]) -> str:
+    """What a kafka-python bootstrap failure ``reason`` means (the reason itself when it is not
+    one of the known ones)."""
+    for marker, meaning in _CLIENT_REASONS:
+        if marker in reason:
+            return meaning.format(user=settings.get("sasl_plain_username", "?"),
+                                  mechanism=settings.get("sasl_mechanism", "?"))
+    return reason

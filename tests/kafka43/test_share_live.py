@@ -1,0 +1,171 @@
+"""Share groups (KIP-932) on Apache Kafka 4.3.1 with real KafkaShareConsumer members: what
+inspect reads and judges (members, partitions, epochs, backlog from DescribeShareGroupOffsets)
+against what the members themselves print and Kafka's Admin says; kill -9 and a join as watch's
+history and metrics tell them; and every target the broker computed at those steps against what
+``server:simple`` (the share assignor plugin) predicts from the same input."""
+
+from __future__ import annotations
+
+from kafka43_cluster import create_topics, member_named, produce, verdict
+from runners import describe, wait_until
+
+from assignframe.cluster.exporter import WatchMetrics
+from assignframe.cluster.history import changes, state_of
+from assignframe.cluster.share_streams import ShareView
+from assignframe.javaorder import Uuid
+from assignframe.model import TopicPartition
+from assignframe.plugins import get_plugin_manager
+from assignframe.replay.server import replay_server_scenario
+
+TOPIC, GROUP, PARTITIONS = "queue-a", "share-a", 4
+SHARE = "run-share-consumer.sh"
+
+
+def _assigned(member) -> set[TopicPartition]:
+    line = member.last("assignment")
+    return {TopicPartition(t, p) for t, p in line["assignment"]} if line else set()
+
+
+def _settled(kafka, count: int, runners: dict):
+    """The verdict once the broker's view has ``count`` members, none behind the assignment
+    epoch, every partition held, and each runner's own last assignment equal to what inspect
+    read for it. (Just after a member is fenced the survivors are at the old epoch with the
+    dead member's partitions held by nobody, until the next target: not settled.)"""
+    def probe():
+        v = verdict(kafka, GROUP)
+        view = v.view
+        if not isinstance(view, ShareView) or len(view.members) != count or view.behind() \
+                or v.state != "Stable" or view.unassigned():
+            return None
+        for client_id, runner in runners.items():
+            member = member_named(view, client_id)
+            if member is None or set(member.partitions) != _assigned(runner):
+                return None
+        return v
+    return wait_until(f"{count} settled share member(s)", probe, 120, pause=1)
+
+
+def _targets(v) -> dict[str, list[list]]:
+    """member -> what it holds (in a settled share group: its target)."""
+    return {m.member_id: [[tp.topic, tp.partition] for tp in m.partitions]
+            for m in v.view.members}
+
+
+def _round(rounds: list, event: str, v, previous) -> None:
+    """One assign.jsonl round: the members' subscriptions and the broker's previous target as
+    ``current`` (what the coordinator hands its assignor), the new target as Java's result."""
+    previous_targets = _targets(previous) if previous is not None else {}
+    members = {m.member_id: {"instance_id": None, "rack": None, "topics": list(m.subscribed),
+                             "current": previous_targets.get(m.member_id, [])}
+               for m in v.view.members}
+    rounds.append({"round": len(rounds), "event": event, "members": members,
+                   "result": _targets(v), "epoch": v.view.assignment_epoch})
+
+
+def _topic_id(kafka: str, topic: str) -> str:
+    from confluent_kafka import TopicCollection
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({"bootstrap.servers": kafka})
+    found = admin.describe_topics(TopicCollection([topic]), request_timeout=10)[topic]
+    i = found.result(timeout=30).topic_id
+    return str(Uuid(i.get_most_significant_bits(), i.get_least_significant_bits()))
+
+
+def _assert_simple_predicts(kafka: str, rounds: list) -> None:
+    scenario = {"id": "kafka-4.3-share", "assignor": "simple", "group_type": "share",
+                "topics": {TOPIC: {"id": _topic_id(kafka, TOPIC), "partitions": PARTITIONS}},
+                "rounds": rounds}
+    plugin = get_plugin_manager().server_assignor("server:simple")
+    for chain in (False, True):
+        replay = replay_server_scenario(scenario, plugin, chain=chain)
+        wrong = {r.round.index: (r.round.event, r.result, r.round.java["result"])
+                 for r in replay.rounds if not r.matches_java}
+        assert not wrong, f"server:simple (chain={chain}) != Kafka 4.3.1: {wrong}; {scenario}"
+
+
+def _records(*runners) -> int:
+    return sum((r.last("records") or {}).get("total", 0) for r in runners)
+
+
+def test_share_group_judged_through_kill_and_join(kafka43, runner):
+    kafka = kafka43.bootstrap
+    create_topics(kafka, {TOPIC: PARTITIONS})
+    produce(kafka, TOPIC, PARTITIONS, 10)
+    rounds: list = []
+    a = runner(SHARE, kafka, GROUP, TOPIC, "share-1")
+    a.wait_for(lambda line: line.get("event") == "assignment" and line["assignment"], 120)
+    lone = _settled(kafka, 1, {"share-1": a})
+    _round(rounds, "share-1 joins", lone, None)
+    b = runner(SHARE, kafka, GROUP, TOPIC, "share-2")
+    b.wait_for(lambda line: line.get("event") == "assignment" and line["assignment"], 120)
+    first = _settled(kafka, 2, {"share-1": a, "share-2": b})
+    _round(rounds, "share-2 joins", first, lone)
+    view = first.view
+    everything = {TopicPartition(TOPIC, p) for p in range(PARTITIONS)}
+    assert set(view.holders()) == everything and view.unassigned() == []
+    assert first.spread == 0 and first.members == 2 and first.partitions == PARTITIONS
+    assert first.protocol == "simple" and view.assignor == "simple"
+    assert first.unreadable is None and first.problems == []
+
+    # Kafka's Admin (describeShareGroups) reads the same members and assignments
+    admin = describe(kafka, "share", GROUP)
+    assert {m["member_id"]: sorted(map(tuple, m["assignment"])) for m in admin["members"]} == \
+        {m.member_id: sorted((tp.topic, tp.partition) for tp in m.partitions)
+         for m in view.members}
+    assert admin["assignment_epoch"] <= view.assignment_epoch
+
+    # every record acknowledged: the broker's share-partition lag (DescribeShareGroupOffsets v1)
+    wait_until("40 records delivered", lambda: _records(a, b) >= 40, 90)
+    drained = wait_until("backlog 0", lambda: (lambda v: v if v.view.total_backlog() == 0
+                                               else None)(verdict(kafka, GROUP)), 90, pause=1)
+    assert set(drained.view.backlog) == everything
+    assert all(b.start_offset is not None and b.end_offset == 10 and b.lag == 0
+               for b in drained.view.backlog.values()), drained.view.backlog
+
+    # kill -9 share-2: fenced after the 6 s session timeout, share-1 takes its partitions
+    before = state_of(drained)
+    gone = member_named(drained.view, "share-2").member_id
+    b.kill()
+    alone = _settled(kafka, 1, {"share-1": a})
+    _round(rounds, "share-2 killed", alone, first)
+    assert _assigned(a) == everything and alone.spread == 0
+    events = changes(GROUP, before, state_of(alone), alone.view.group_epoch, 300)
+    kinds = [e["event"] for e in events]
+    assert "epoch" in kinds and {"event": "left", "member_id": gone} in events
+    moved = [e for e in events if e["event"] == "moved"][0]["partitions"]
+    survivor = member_named(alone.view, "share-1").member_id
+    assert sorted(p for p, old, new in moved) == sorted(
+        f"{tp.topic}-{tp.partition}" for tp in member_named(drained.view, "share-2").partitions)
+    assert all(old == gone and new == survivor for _, old, new in moved)
+
+    # a third consumer joins: balanced again, its arrival said
+    c = runner(SHARE, kafka, GROUP, TOPIC, "share-3")
+    joined = _settled(kafka, 2, {"share-1": a, "share-3": c})
+    _round(rounds, "share-3 joins", joined, alone)
+    assert joined.spread == 0 and joined.problems == []
+    _assert_simple_predicts(kafka, rounds)
+    events = changes(GROUP, state_of(alone), state_of(joined), 0.0, 300)
+    newcomer = member_named(joined.view, "share-3").member_id
+    assert {"event": "joined", "member_id": newcomer} in events
+
+    # the metrics of that poll
+    metrics = WatchMetrics()
+    metrics.verdicts, metrics.up = [joined], True  # as a poll that read the cluster sets them
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for family in metrics.families() for s in family.samples}
+    assert samples[("assignframe_group_members", (("group", GROUP), ("type", "share")))] == 2
+    assert samples[("assignframe_group_backlog", (("group", GROUP),))] == \
+        joined.view.total_backlog()
+    assert samples[("assignframe_group_behind_members", (("group", GROUP),))] == 0
+    assert samples[("assignframe_member_partitions", (("client_id", "share-3"),
+                                                      ("group", GROUP),
+                                                      ("member", newcomer)))] == 2
+
+    # nobody consuming: what is produced now is the group's backlog
+    assert a.terminate() == 143 and c.terminate() == 143
+    produce(kafka, TOPIC, PARTITIONS, 5)
+    idle = wait_until("an empty group with backlog 20", lambda: (
+        lambda v: v if v.members == 0 and v.view.total_backlog() == 20 else None)(
+            verdict(kafka, GROUP)), 90, pause=1)
+    assert idle.problems == ["no members; backlog 20"]
