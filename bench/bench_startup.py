@@ -86,7 +86,7 @@ def main() -> None:
     everything = {**PEERS, **CASES}
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in everything}
     load_before = os.getloadavg()[0]
-    for name, command in everything.items():  # a warm-up round: page cache, .pyc files
+    for command in everything.values():  # a warm-up round: page cache, .pyc files
         run_once(command, env)
     for _ in range(args.runs):
         for name, command in everything.items():
