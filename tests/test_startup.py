@@ -74,6 +74,13 @@ def test_help_loads_none_of_the_heavy_modules(argv):
     assert loaded_after(probe, heavy) == []
 
 
+def test_python_m_assignframe_help_loads_none_of_the_heavy_modules():
+    # the module entry point itself (__main__), as `python -m assignframe --help` runs it
+    probe = ("import runpy; sys.argv = ['assignframe', '--help']; "
+             "runpy.run_module('assignframe', run_name='__main__')")
+    assert loaded_after(probe) == []
+
+
 def test_plugins_json_loads_no_client_table_or_runner():
     # the installed plugins are imported (that is the command's work; the sticky plugin's user
     # data brings the codec's consumer formats), but not a client, rich or the codec's registry
