@@ -31,6 +31,9 @@ __all__ = [
     "BrokerError",
     "CodecError",
     "DuplicateStrategyError",
+    "EXIT_OK",
+    "EXIT_SKIPPED",
+    "EXIT_UNUSABLE",
     "FencedMemberEpochError",
     "InconsistentGroupProtocolError",
     "InputError",
@@ -44,6 +47,11 @@ __all__ = [
     "UnknownStrategyError",
     "UserDataError",
 ]
+
+
+#: The exit codes every command keeps (docs/cli.md): all done; done but something was skipped
+#: (each skip reported); unusable input or usage.
+EXIT_OK, EXIT_SKIPPED, EXIT_UNUSABLE = 0, 1, 2
 
 
 class AssignframeError(Exception):

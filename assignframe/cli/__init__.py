@@ -2,7 +2,10 @@
 
 Each command is a module of this package with ``register(subparsers)`` adding its parser and
 setting ``handler`` (a function of the parsed arguments returning the exit code). Adding a
-command = adding a module and listing it in ``COMMANDS``.
+command = adding a module and listing it, with its one-line summary, in
+``_common.COMMAND_SUMMARIES``. A run imports only the module of the command it runs (the others
+are listed from that table), so ``assignframe --help`` or ``plugins`` never load the codec, the
+cluster reader or rich's tables.
 
 Every command keeps the exit codes docs/cli.md promises: 0 all done, 1 done but something was
 skipped (each skip reported on stderr), 2 unusable input or usage. An error is one line on
@@ -20,8 +23,10 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from ..decode.commands import EXIT_OK, EXIT_SKIPPED, EXIT_UNUSABLE
 from ..errors import (
+    EXIT_OK,
+    EXIT_SKIPPED,
+    EXIT_UNUSABLE,
     AssignframeError,
     CodecError,
     InconsistentGroupProtocolError,
@@ -30,13 +35,12 @@ from ..errors import (
     UnknownStrategyError,
     UserDataError,
 )
-from ._common import EXIT_STATUS
+from ._common import COMMAND_SUMMARIES, EXIT_STATUS
 
 __all__ = ["COMMANDS", "EXIT_OK", "EXIT_SKIPPED", "EXIT_UNUSABLE", "build_parser", "main"]
 
 #: Command modules, in ``--help`` order.
-COMMANDS = ("plugins", "assign", "replay", "decode", "simulate", "audit", "report", "inspect",
-            "watch", "demo")
+COMMANDS = tuple(COMMAND_SUMMARIES)
 
 #: Ctrl-C (SIGINT): 128 + 2, as a shell reports a command it interrupted.
 EXIT_INTERRUPTED = 130
@@ -64,7 +68,9 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(EXIT_UNUSABLE)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser; given the command line ``words``, only the command they name is built
+    from its module (the others are listed by name and summary, which is all ``--help`` shows)."""
     parser = _Parser(
         prog="assignframe",
         description="Kafka consumer-group partition assignment toolkit.",
@@ -73,16 +79,26 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    chosen = None if words is None else _command_named(words)
     for name in COMMANDS:
-        importlib.import_module(f"{__name__}.{name}").register(subparsers)
+        if words is None or name == chosen:
+            importlib.import_module(f"{__name__}.{name}").register(subparsers)
+        else:
+            subparsers.add_parser(name, help=COMMAND_SUMMARIES[name], add_help=False)
     return parser
+
+
+def _command_named(words: Sequence[str]) -> str | None:
+    # the top-level parser has no option taking a value, so the first word that is not an
+    # option is the command (or a mistyped one, which argparse reports with the list)
+    return next((word for word in words if not word.startswith("-")), None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = build_parser().parse_args(words)
+        args = build_parser(words).parse_args(words)
         return int(args.handler(args))
     except KeyboardInterrupt:
         return _interrupted()

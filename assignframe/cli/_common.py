@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, UnknownOptionError, UnknownStrategyError
 from ..jsonview import loads
-from ..model import TopicPartition
-from ..plugins.manager import PluginManager
 from ..server_assignor import SERVER_PREFIX
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..model import TopicPartition
+    from ..plugins.manager import PluginManager
+
 __all__ = [
+    "COMMAND_SUMMARIES",
     "CommandLineError",
     "EXIT_STATUS",
     "add_command",
@@ -49,25 +53,42 @@ EXIT_STATUS = (
 )
 
 
+#: Each command and the one line ``assignframe --help`` lists for it, in ``--help`` order: the
+#: top-level help is built from this table alone, without importing a command's module.
+COMMAND_SUMMARIES = {
+    "plugins": "list installed strategies",
+    "assign": "assign a group's partitions (group file schema: docs/cli.md)",
+    "replay": "replay recorded rebalance scenarios",
+    "decode": "decode captures, payloads and __consumer_offsets records",
+    "simulate": "play scenario timelines through strategies",
+    "audit": "audit group snapshots (JSON lines or Parquet)",
+    "report": "write the HTML report",
+    "inspect": "read a live cluster's groups (read-only) and judge each one",
+    "watch": "poll a live cluster (read-only): history of changes, Prometheus metrics",
+    "demo": "every tool on shipped sample data, one report",
+}
+
+
 def add_command(
     subparsers: argparse._SubParsersAction,
     name: str,
     *,
-    summary: str,
     description: str,
+    summary: str | None = None,
     examples: Sequence[str] = (),
     docs: str = "docs/cli.md",
 ) -> argparse.ArgumentParser:
     """A command's parser whose ``--help`` a person reads: what it does (``description``, as
     written), examples, the exit status and where the full reference is.
 
-    :param summary: the one line ``assignframe --help`` lists
+    :param summary: the one line ``assignframe --help`` lists (a command's comes from
+        :data:`COMMAND_SUMMARIES`; a sub-action such as ``decode capture`` gives its own)
     """
     epilog = [("examples:\n" + "\n".join(f"  {e}" for e in examples))] if examples else []
     epilog += [EXIT_STATUS, f"reference: {docs}"]
     return subparsers.add_parser(  # type: ignore[no-any-return]
         name,
-        help=summary,
+        help=COMMAND_SUMMARIES[name] if summary is None else summary,
         description=description,
         epilog="\n\n".join(epilog),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -183,20 +204,26 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     return options
 
 
-class _Console(Console):
-    def on_broken_pipe(self) -> None:
-        # rich would exit 1 here; the reader closing the pipe (`| head`) is the CLI's to handle
-        # (quietly, exit 0), the same for every command.
-        raise BrokenPipeError
-
-
 def console(width: int | None = None) -> Console:
     """Standard output for people: the terminal's width, or ``width``; pipes and files get
     full lines (no wrapping at 80 columns that would cut member ids)."""
-    out = _Console(highlight=False, width=width)
+    out = _console_class()(highlight=False, width=width)
     if width is None and not out.is_terminal:
         out.width = PIPED_WIDTH
     return out
+
+
+@functools.cache
+def _console_class() -> type[Console]:
+    from rich.console import Console  # rich is loaded only by a command that prints for people
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            # rich would exit 1 here; the reader closing the pipe (`| head`) is the CLI's to
+            # handle (quietly, exit 0), the same for every command.
+            raise BrokenPipeError
+
+    return _Console
 
 
 #: Width of rich output written to a pipe or a file: wide enough that no table cell wraps.

@@ -37,7 +37,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = add_command(
         subparsers,
         "assign",
-        summary="assign a group's partitions (group file schema: docs/cli.md)",
         description=(
             "Run one strategy on one group (members, their topics, partition counts; JSON or\n"
             "YAML) and print the assignment and its metrics. A consumer-protocol group\n"

@@ -26,7 +26,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = add_command(
         subparsers,
         "audit",
-        summary="audit group snapshots (JSON lines or Parquet)",
         description=(
             "Check a fleet's assignments from group snapshots (decode --json output, or\n"
             "Parquet), replay strategies on every group and recommend one per group. One\n"

@@ -36,7 +36,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = add_command(
         subparsers,
         "decode",
-        summary="decode captures, payloads and __consumer_offsets records",
         description=(
             "Read consumer-group traffic: rebalance timelines from packet captures, single\n"
             "payloads (hex or base64), and __consumer_offsets records (or the live topic)."

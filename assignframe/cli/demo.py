@@ -53,7 +53,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = add_command(
         subparsers,
         "demo",
-        summary="every tool on shipped sample data, one report",
         description=(
             "Run every tool on the sample data shipped inside the package: decode the\n"
             "captures, simulate the scenarios with every strategy, audit a generated fleet,\n"

@@ -27,7 +27,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = add_command(
         subparsers,
         "inspect",
-        summary="read a live cluster's groups (read-only) and judge each one",
         description=(
             "Read every consumer group of a running cluster once, without changing anything\n"
             "(no join, heartbeat or commit is ever sent). Prints a summary line (groups, with\n"

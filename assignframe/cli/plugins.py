@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import argparse
-
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 from ..plugins.manager import StrategyInfo, get_plugin_manager
 from ._common import add_command, console, print_json
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = add_command(
         subparsers,
         "plugins",
-        summary="list installed strategies",
         description=(
             "List the installed strategies (name, distribution, version, rebalance protocols)\n"
             "and the installed server assignors (consumer, share and Streams groups)."
@@ -39,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
             ]
         )
         return 0
+    from rich.table import Table  # rich only for the table people read (not --json)
+
     table = Table(
         "strategy", "distribution", "version", "protocols", "class", title="Installed strategies"
     )
@@ -60,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _server_table(servers: tuple[StrategyInfo, ...]) -> Table:
     """Server assignors (KIP-848, KIP-932, KIP-1071): the broker assigns with one of these."""
+    from rich.table import Table
+
     table = Table(
         "server assignor",
         "distribution",

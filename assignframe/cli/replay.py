@@ -40,7 +40,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = add_command(
         subparsers,
         "replay",
-        summary="replay recorded rebalance scenarios",
         description=(
             "Play recorded rebalance scenarios (golden assign.jsonl layout, or KIP-848 server\n"
             "scenarios) through a strategy and compare each round with the recording; KIP-848\n"

@@ -24,7 +24,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = add_command(
         subparsers,
         "report",
-        summary="write the HTML report",
         description=(
             "Write one self-contained HTML page from audit, simulation and decode output,\n"
             "and 'assignframe watch' histories as a timeline per group."

@@ -29,7 +29,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = add_command(
         subparsers,
         "simulate",
-        summary="play scenario timelines through strategies",
         description=(
             "Play scenario timelines (members joining, leaving, crashing; topics growing; lag)\n"
             "through every installed strategy, or --strategies, and compare them step by step."

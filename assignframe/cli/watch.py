@@ -23,7 +23,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = add_command(
         subparsers,
         "watch",
-        summary="poll a live cluster (read-only): history of changes, Prometheus metrics",
         description=(
             "Poll every consumer group of a running cluster, read-only, and record each change\n"
             "as one JSON line (epoch/generation changes, members joined and left, partitions\n"

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from ..errors import BrokerError, InputError
+from ..errors import EXIT_OK, EXIT_SKIPPED, EXIT_UNUSABLE, BrokerError, InputError
 from .capture import CaptureOptions, CaptureResult, decode_capture
 from .console import (
     render_consumer_timelines,
@@ -46,8 +46,6 @@ __all__ = [
     "offsets_command",
     "payload_command",
 ]
-
-EXIT_OK, EXIT_SKIPPED, EXIT_UNUSABLE = 0, 1, 2
 
 
 def _reporter(err: Console) -> Problems:

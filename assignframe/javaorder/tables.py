@@ -9,7 +9,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 # The codec sorts topics on the wire by the same rule: it is declared there, below the core.
-from assignframe_codec import java_string_key
+from assignframe_codec.strings import java_string_key
 
 __all__ = [
     "JavaHashMap",

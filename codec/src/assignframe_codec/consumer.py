@@ -19,6 +19,7 @@ from . import fastpath
 from .engine import Format, as_bytes, from_value, to_model
 from .errors import InvalidVersionError, TruncatedError, reporting
 from .primitives import Array, Int32, NullableBytes, NullableString, Since, String
+from .strings import java_string_key
 from .types import Assignment, Subscription, TopicPartitions
 
 __all__ = [
@@ -238,12 +239,6 @@ def encode_assignment(
             user_data=user_data,
         )
         return _encode_value(ASSIGNMENT_FORMAT, assignment, None)
-
-
-# --------------------------------------------------------------------------- Java ordering
-def java_string_key(text: str) -> bytes:
-    """``String.compareTo`` order: UTF-16 code units, not code points."""
-    return text.encode("utf-16-be", "surrogatepass")
 
 
 def topic_partition_pairs(items: Iterable[Any]) -> list[tuple[str, int]]:

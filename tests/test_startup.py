@@ -1,0 +1,101 @@
+"""Start-up loads only what the work needs (issue 34): which modules a fresh interpreter holds
+after ``import assignframe``, ``assignframe --help`` and ``assignframe plugins``. Structural, not
+timed (the time is bench/bench_startup.py's to print)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import assignframe
+
+#: heavy modules no start-up path below may load: the clients, the wire declarations, tables,
+#: YAML, Parquet, capture parsing, and the rebalance runner
+HEAVY = (
+    "kafka",
+    "confluent_kafka",
+    "construct",
+    "rich",
+    "yaml",
+    "pyarrow",
+    "dpkt",
+    "assignframe_codec.registry",
+    "assignframe_codec.coordinator_records",
+    "assignframe.rebalance",
+    "assignframe.replay",
+)
+
+#: runs ``CODE`` in a fresh interpreter and prints, as JSON, the heavy modules it left loaded
+_PROBE = """
+import contextlib, io, json, sys
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        exec(sys.argv[1])
+    except SystemExit:
+        pass
+print(json.dumps(sorted(name for name in sys.argv[2:] if name in sys.modules)))
+"""
+
+
+def loaded_after(code: str, heavy: tuple[str, ...] = HEAVY) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, code, *heavy],
+        capture_output=True, text=True, timeout=120, check=True,
+    )
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def test_the_probe_sees_a_heavy_import():
+    # the check below can fail: a command that loads the codec's declarations is caught
+    loaded = loaded_after("import assignframe_codec.registry")
+    assert {"assignframe_codec.registry", "construct"} <= set(loaded)
+
+
+def test_import_assignframe_loads_none_of_the_heavy_modules():
+    assert loaded_after("import assignframe") == []
+
+
+def test_the_strategy_api_loads_none_of_the_heavy_modules():
+    # what a plugin does first: `from assignframe import Strategy, hookimpl`
+    assert loaded_after("from assignframe import Strategy, TopicPartition, hookimpl") == []
+
+
+def test_import_assignframe_codec_builds_no_declaration():
+    assert loaded_after("import assignframe_codec; assignframe_codec.CodecError") == []
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["plugins", "--help"], ["inspect", "--help"]])
+def test_help_loads_none_of_the_heavy_modules(argv):
+    probe = f"from assignframe.cli import main; sys.exit(main({argv!r}))"
+    heavy = HEAVY if argv == ["--help"] else ("kafka", "confluent_kafka", "pyarrow", "dpkt", "yaml")
+    assert loaded_after(probe, heavy) == []
+
+
+def test_python_m_assignframe_help_loads_none_of_the_heavy_modules():
+    # the module entry point itself (__main__), as `python -m assignframe --help` runs it
+    probe = ("import runpy; sys.argv = ['assignframe', '--help']; "
+             "runpy.run_module('assignframe', run_name='__main__')")
+    assert loaded_after(probe) == []
+
+
+def test_plugins_json_loads_no_client_table_or_runner():
+    # the installed plugins are imported (that is the command's work; the sticky plugin's user
+    # data brings the codec's consumer formats), but not a client, rich or the codec's registry
+    probe = "from assignframe.cli import main; sys.exit(main(['plugins', '--json']))"
+    heavy = tuple(name for name in HEAVY if name != "construct")
+    assert loaded_after(probe, heavy) == []
+
+
+def test_the_lazy_names_are_the_public_api():
+    # every name of __all__ resolves through the lazy table, dir() lists them all, and an
+    # unknown name is still an AttributeError
+    assert set(assignframe.__all__) == set(assignframe._MODULE_OF) | {"__version__"}
+    assert set(assignframe.__all__) <= set(dir(assignframe))
+    for name in assignframe.__all__:
+        assert getattr(assignframe, name) is not None
+    assert assignframe.Strategy.__module__ == "assignframe.strategy"
+    with pytest.raises(AttributeError, match="no_such_name"):
+        assignframe.no_such_name  # noqa: B018
