@@ -54,63 +54,52 @@ class PluginSource:
 
 
 @dataclass(frozen=True)
-class RegisteredStrategy:
-    """One registered strategy class and the plugin that registered it."""
+class _Registered:
+    """One registered class and the plugin that registered it (what every kind shares)."""
 
     name: str
-    cls: type[Strategy]
+    cls: type
     source: PluginSource
 
     @property
     def class_path(self) -> str:
         return f"{self.cls.__module__}.{self.cls.__qualname__}"
+
+    def describe(self) -> str:
+        return f"{self.class_path} from {self.source}"
+
+
+@dataclass(frozen=True)
+class RegisteredStrategy(_Registered):
+    """One registered strategy class and the plugin that registered it."""
+
+    cls: type[Strategy]
 
     @property
     def protocols(self) -> tuple[RebalanceProtocol, ...]:
         return tuple(self.cls.protocols)
 
-    def describe(self) -> str:
-        return f"{self.class_path} from {self.source}"
-
 
 @dataclass(frozen=True)
-class RegisteredServerAssignor:
+class RegisteredServerAssignor(_Registered):
     """One registered server assignor class (``name`` is qualified: ``server:uniform``)."""
 
-    name: str
     cls: type[ServerAssignor]
-    source: PluginSource
-
-    @property
-    def class_path(self) -> str:
-        return f"{self.cls.__module__}.{self.cls.__qualname__}"
 
     @property
     def group_types(self) -> tuple[str, ...]:
         return tuple(self.cls.group_types)
-
-    def describe(self) -> str:
-        return f"{self.class_path} from {self.source}"
 
 
 @dataclass(frozen=True)
-class RegisteredStreamsAssignor:
+class RegisteredStreamsAssignor(_Registered):
     """One registered Streams task assignor class (``name`` is qualified: ``streams:sticky``)."""
 
-    name: str
     cls: type[StreamsTaskAssignor]
-    source: PluginSource
-
-    @property
-    def class_path(self) -> str:
-        return f"{self.cls.__module__}.{self.cls.__qualname__}"
 
     @property
     def group_types(self) -> tuple[str, ...]:
         return tuple(self.cls.group_types)
-
-    def describe(self) -> str:
-        return f"{self.class_path} from {self.source}"
 
 
 class StrategyRegistry:
@@ -159,10 +148,7 @@ class StrategyRegistry:
         )
 
     @staticmethod
-    def _claim(
-        entries: dict[str, Any],
-        entry: RegisteredStrategy | RegisteredServerAssignor | RegisteredStreamsAssignor,
-    ) -> None:
+    def _claim(entries: dict[str, Any], entry: _Registered) -> None:
         existing = entries.get(entry.name)
         if existing is not None and existing.cls is not entry.cls:
             raise DuplicateStrategyError(
