@@ -153,13 +153,6 @@ _CLIENT_REASONS = (
 )
 
 
-def telling_reason(reasons: list[str]) -> str:
-    """Of the reasons kafka-python gave for failed bootstrap tries, the first that says what
-    went wrong: a refused password is followed by retries the broker just disconnects, and
-    "socket disconnected" would hide it. The last one when none is known."""
-    return next((r for r in reasons if any(m in r for m, _ in _CLIENT_REASONS)), reasons[-1])
-
-
 def client_failure(reason: str, settings: Mapping[str, object]) -> str:
     """What a kafka-python bootstrap failure ``reason`` means (the reason itself when it is not
     one of the known ones)."""

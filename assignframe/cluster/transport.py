@@ -23,7 +23,7 @@ import assignframe_codec as codec
 
 from ..errors import BrokerError
 from .config import ClientConfig
-from .probe import client_failure, listener_problem, telling_reason
+from .probe import client_failure, listener_problem
 
 __all__ = ["Broker", "Transport", "TransportError", "failure_text", "kafka_python_version"]
 
@@ -205,7 +205,7 @@ class Transport:
                 self._client.check_version(timeout_ms=left_ms)
             except Exception as exc:  # kafka-python raises its own tree and plain OSErrors
                 self.close()
-                why = (client_failure(telling_reason(reasons), self.config.settings) if reasons
+                why = (client_failure(reasons[-1], self.config.settings) if reasons
                        else failure_text(exc))
                 raise TransportError(self.config.redact(
                     f"cannot connect to {self.bootstrap}: {why}")) from None
