@@ -21,6 +21,8 @@ import pytest
 
 from assignframe.testing.paths import shared_path
 
+from .conftest import start_member
+
 pytestmark = pytest.mark.e2e
 
 TOPIC = "parity-topic"
@@ -70,9 +72,7 @@ def groups(kafka):
                               enable_auto_commit=False)
     committer.commit({TopicPartition(TOPIC, 0): OffsetAndMetadata(4, "", -1)})
     committer.close()
-    script = str(Path(__file__).with_name("member.py"))
-    started = [subprocess.Popen([sys.executable, script, kafka, group, TOPIC, client, *extra],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    started = [start_member(kafka, group, TOPIC, client, *extra)
                for group, client, extra in (("par-range", "kafka-python", ["range"]),
                                             ("par-range", "kafka-python", ["range"]),
                                             ("par-kip848", "confluent", []),
@@ -87,13 +87,12 @@ def groups(kafka):
             members = {(r["group"], r["member_id"]) for r in rows}
             if owned == settled and len(members) == 5:
                 break
-            assert time.monotonic() < deadline, rows
+            assert time.monotonic() < deadline, (rows, [m.describe() for m in started])
             time.sleep(2)
         yield kafka
     finally:
-        for process in started:
-            process.kill()
-            process.wait(30)
+        for member in started:
+            member.stop()
 
 
 def _cell(value: str) -> str:

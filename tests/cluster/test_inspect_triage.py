@@ -14,6 +14,8 @@ import time
 
 import pytest
 
+from .conftest import start_member
+
 pytestmark = pytest.mark.e2e
 
 TOPIC = "triage-topic"
@@ -48,9 +50,7 @@ def triage(kafka):
                                  enable_auto_commit=False)
         consumer.commit({TopicPartition(TOPIC, p): _offset(offset) for p in (0, 1)})
         consumer.close()
-    script = str(__import__("pathlib").Path(__file__).with_name("member.py"))
-    started = [subprocess.Popen([sys.executable, script, kafka, group, TOPIC, "kafka-python",
-                                 "range"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    started = [start_member(kafka, group, TOPIC, "kafka-python", "range")
                for group in ("tri-busy", "tri-busy", "tri-busy", "tri-ok")]
     try:
         deadline = time.monotonic() + 120
@@ -60,13 +60,13 @@ def triage(kafka):
             members = {r["group"]: (r["state"], r["members"]) for r in _rows(done)}
             if members == {"tri-busy": ("Stable", "3"), "tri-ok": ("Stable", "1")}:
                 break
-            assert time.monotonic() < deadline, (members, done.stderr[-2000:])
+            assert time.monotonic() < deadline, (members, done.stderr[-2000:],
+                                                 [m.describe() for m in started])
             time.sleep(2)
         yield kafka
     finally:
-        for process in started:
-            process.kill()
-            process.wait(30)
+        for member in started:
+            member.stop()
 
 
 def _offset(offset: int):
