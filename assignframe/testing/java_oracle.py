@@ -177,7 +177,7 @@ class JavaOracle:
                 process.wait(10)
             except subprocess.TimeoutExpired:
                 process.kill()
-                process.wait()
+                process.wait(30)  # SIGKILL cannot be refused: a deadline all the same
         for thread in self._threads:
             thread.join(5)
         for stream in (process.stdout, process.stderr):

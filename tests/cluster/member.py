@@ -62,29 +62,10 @@ def _coordinator_facts(consumer) -> dict:
             "heartbeat_heard_s_ago": ago("last_receive")}
 
 
-def _rejoin_if_join_abandoned(consumer) -> None:
-    """Work around a kafka-python 3.0.12 race (issue 35) by asking for a rejoin.
-
-    A leader whose first assignment ran before the topic's metadata came rejoins as soon as
-    the metadata comes (its metadata snapshot changed, the base ``rejoin_needed`` flag stays
-    False). When that JoinGroup/SyncGroup outlasts what is left of ``poll(200)``,
-    ``ensure_active_group`` returns with the join task in flight; the leader's assignment
-    then sets its assignment snapshot to the metadata snapshot, so ``need_rejoin()`` is False
-    and no later poll awaits the task: the SyncGroup's assignment is never applied, heartbeats
-    stay disabled (the broker removes the member after its session, the member never hears of
-    it) and ``poll`` busy-loops (the heartbeat is overdue, so its wait is 0). A finished join
-    task nobody will await is that state: a rejoin with the flag set is driven to its end.
-    """
-    coordinator = consumer._coordinator
-    task = getattr(coordinator, "_join_task", None)
-    if task is not None and task.is_done and not coordinator.need_rejoin():
-        state("error", error="kafka-python abandoned a finished join (issue 35); rejoining",
-              **_coordinator_facts(consumer))
-        coordinator.request_rejoin()
-
-
 def kafka_python(bootstrap: str, group: str, topic: str, strategy: str) -> None:
     from kafka import KafkaConsumer
+
+    from assignframe.testing.kafka_python_join import rejoin_if_join_abandoned
 
     if strategy == "range":
         from kafka.coordinator.assignors.range import RangePartitionAssignor
@@ -104,7 +85,9 @@ def kafka_python(bootstrap: str, group: str, topic: str, strategy: str) -> None:
         except Exception as error:  # said, then the member goes on polling like a real one
             state("error", error=repr(error))
             continue
-        _rejoin_if_join_abandoned(consumer)
+        if rejoin_if_join_abandoned(consumer):
+            state("error", error="kafka-python abandoned a finished join (issue 35); rejoining",
+                  **_coordinator_facts(consumer))
         owned = _pairs(consumer.assignment())
         if owned != last:
             state("assigned", assignment=owned, **_coordinator_facts(consumer))

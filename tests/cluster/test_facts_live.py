@@ -19,6 +19,7 @@ import pytest
 
 from assignframe.cli import main
 from assignframe.testing.child import Child
+from assignframe.testing.kafka_python_join import poll_until_assigned
 
 from .conftest import ready
 from .test_inspect_live import _topic
@@ -189,10 +190,7 @@ def test_a_partition_without_a_commit_has_no_lag(kafka, capsys, tmp_path):
                              enable_auto_commit=False, auto_offset_reset="earliest",
                              session_timeout_ms=30000, heartbeat_interval_ms=1000)
     try:
-        deadline = time.time() + 150
-        while len(consumer.assignment()) < 4 and time.time() < deadline:
-            consumer.poll(200)
-        assert len(consumer.assignment()) == 4
+        assert len(poll_until_assigned(consumer, 4, 150)) == 4
         consumer.commit({TopicPartition("nocommit-t", 0): OffsetAndMetadata(5, "", -1)})
         snapshot = _snapshots(capsys, kafka, "^facts-nocommit$")["facts-nocommit"]
         code = main(["inspect", "--bootstrap-server", kafka, "--group", "^facts-nocommit$",
@@ -269,10 +267,7 @@ def test_a_rebalancing_classic_group_keeps_what_kafka_describes(kafka, members, 
                           max_poll_interval_ms=90000, session_timeout_ms=30000,
                           heartbeat_interval_ms=1000)
     try:
-        deadline = time.time() + 90
-        while len(first.assignment()) < 4 and time.time() < deadline:
-            first.poll(200)
-        assert len(first.assignment()) == 4
+        assert len(poll_until_assigned(first, 4, 90)) == 4
         members(kafka, "facts-rebalancing", "rebalancing-t", "kafka-python", "range")  # joins
         verdict, deadline = None, time.time() + 60
         while time.time() < deadline:  # the first member never polls again: no rejoin

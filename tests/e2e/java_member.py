@@ -137,7 +137,7 @@ def start_java_member(
         )
     except BaseException:
         jvm.kill()
-        jvm.wait()
+        jvm.wait(30)
         raise
     finally:
         assert jvm.stdout is not None

@@ -82,29 +82,12 @@ class LeaderLog:
         self.log.write("leader", strategy=strategy.name, members=members, assignment=assigned)
 
 
-def await_topic_metadata(consumer: Any, topics: list[str], timeout: float = 60.0) -> None:
-    """Return once a subscribed kafka-python consumer's metadata holds every topic.
-
-    Call it after ``subscribe`` and before the first ``poll``. kafka-python (3.0.12 seen) loses a
-    join when a leader's rejoin was asked for only by a metadata change and its own poll timed out
-    meanwhile: its assignment snapshot catches up with the metadata, ``need_rejoin()`` turns
-    False, the finished JoinGroup/SyncGroup is never read, heartbeats stay off and the broker
-    drops the member (Java sets its rejoin flag in that case, KAFKA-9815). On Kafka, which answers
-    a JoinGroup at once, a leader that joins before fetching its topic's metadata assigns nothing,
-    then rejoins that way; with the topic known before the first join it never has to.
-    """
-    deadline = time.monotonic() + timeout
-    while not all(consumer.partitions_for_topic(topic) for topic in topics):
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"no metadata for {topics} after {timeout:.0f}s")
-        time.sleep(0.1)
-
-
 def run_kafka_python(config: dict[str, Any], log: EventLog) -> None:
     from kafka import ConsumerRebalanceListener, KafkaConsumer
 
     from assignframe.kafka_python import assignors
     from assignframe.plugins import get_plugin_manager
+    from assignframe.testing.kafka_python_join import await_topic_metadata, rejoin_if_join_abandoned
 
     get_plugin_manager().register(LeaderLog(log), name="e2e-leader-log")
     for module in config.get("plugins", ()):
@@ -148,6 +131,8 @@ def run_kafka_python(config: dict[str, Any], log: EventLog) -> None:
     try:
         while not Stop.requested:
             batch = consumer.poll(timeout_ms=200)
+            if rejoin_if_join_abandoned(consumer):
+                log.write("rejoin", reason="kafka-python abandoned a finished join (issue 35)")
             offsets = {}
             for tp, records in sorted(batch.items()):
                 for record in records:

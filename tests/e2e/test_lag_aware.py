@@ -14,11 +14,11 @@ import time
 
 import pytest
 from e2e_harness import create_topic, producer
-from member import await_topic_metadata
 
 from assignframe import TopicPartition
 from assignframe.kafka_python import assignors
 from assignframe.kafka_python.lag import KafkaLagSource
+from assignframe.testing.kafka_python_join import await_topic_metadata, rejoin_if_join_abandoned
 
 BACKLOG = {0: 100, 1: 60, 2: 50}
 COMMITTED = {2: 20}
@@ -64,9 +64,10 @@ class _Member(threading.Thread):
                 partition_assignment_strategy=assignors("lag-aware", lag_source=source),
                 **self.config,
             )
-            await_topic_metadata(consumer, [self.topic])  # see member.py
+            await_topic_metadata(consumer, [self.topic])
             while not self.stop.is_set():
                 consumer.poll(timeout_ms=200, max_records=1)
+                rejoin_if_join_abandoned(consumer)
                 self.assigned = frozenset(tp.partition for tp in consumer.assignment())
                 # Consume nothing for real: seek back so committed offsets and lags stay put.
                 for tp in consumer.assignment():

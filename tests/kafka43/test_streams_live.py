@@ -153,12 +153,23 @@ def _watched(kafka, runner, one, two, first, history, port):
     moves = [m for e in said if e["event"] == "moved" for m in e["partitions"]]
     assert all(_next_holder(moves, task, killed.member_id) in survivors
                for task in killed.tasks["active"])
-    page = wait_until("watch's metrics of three members", lambda: (lambda text: text if (
-        f'assignframe_group_members{{group="{APP}",type="streams"}} 3.0' in text) else None)(
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read()
-            .decode()), 60)
-    assert f'assignframe_member_tasks{{client_id="{newcomer.client_id}",group="{APP}",' \
-        f'kind="active",member="{newcomer.member_id}"}} 2.0' in page
+    # the watch polls on its own clock: one poll can see the newcomer before its tasks came
+    newcomer_tasks = f'assignframe_member_tasks{{client_id="{newcomer.client_id}",' \
+        f'group="{APP}",kind="active",member="{newcomer.member_id}"}} 2.0'
+    pages = [""]
+
+    def three_members_the_newcomer_with_two_tasks() -> str | None:
+        pages[0] = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics",
+                                          timeout=10).read().decode()
+        return pages[0] if (f'assignframe_group_members{{group="{APP}",type="streams"}} 3.0'
+                            in pages[0] and newcomer_tasks in pages[0]) else None
+
+    try:
+        page = wait_until("watch's metrics of three members, the newcomer with 2 tasks",
+                          three_members_the_newcomer_with_two_tasks, 60)
+    except AssertionError as error:
+        raise AssertionError(f"{error}; the last page:\n{pages[0]}") from None
+    assert newcomer_tasks in page
     assert samples[("assignframe_group_partitions", (("group", APP),))] == 6
     assert samples[("assignframe_member_tasks", (
         ("client_id", newcomer.client_id), ("group", APP), ("kind", "active"),
