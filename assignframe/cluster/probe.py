@@ -132,6 +132,14 @@ def _left(deadline: float) -> float:
     return max(0.0, deadline - time.monotonic())
 
 
+#: reasons that are the broker's own answer refusing this client (an error code it sent)
+_REFUSALS = ("IllegalSaslState", "UnsupportedSaslMechanism", "SaslAuthenticationFailed")
+
+#: how a bootstrap reason starts when the broker closed the connection right after the client's
+#: SaslAuthenticate request, without an answer (``transport._BootstrapReasons``)
+SASL_UNANSWERED = "SaslAuthenticate unanswered"
+
+
 #: kafka-python's reasons for a failed bootstrap connection -> what to do about it
 _CLIENT_REASONS = (
     ("IllegalSaslState", "the listener does not speak SASL (the broker answered SaslHandshake "
@@ -142,6 +150,9 @@ _CLIENT_REASONS = (
                                  "(sasl.enabled.mechanisms)"),
     ("SaslAuthenticationFailed", "authentication failed for user {user} (sasl.mechanism "
                                  "{mechanism}): check the user name and password"),
+    (SASL_UNANSWERED, "the broker closed the connection at the SASL authentication of user "
+                      "{user} (sasl.mechanism {mechanism}) without an answer, as Kafka does "
+                      "when authentication fails: check the user name and password"),
     ("CERTIFICATE_VERIFY_FAILED", "the broker's TLS certificate is not trusted by the CA file "
                                   "given (ssl.truststore.location / ssl.ca.location), or its "
                                   "host name does not match (CERTIFICATE_VERIFY_FAILED)"),
@@ -151,6 +162,31 @@ _CLIENT_REASONS = (
                          "not speak TLS? set security.protocol=PLAINTEXT or SASL_PLAINTEXT)"),
     ("RequestTimedOut", "the broker did not answer within the timeout (--timeout)"),
 )
+
+
+def is_refusal(reason: str) -> bool:
+    """Whether a bootstrap ``reason`` is the broker's own refusal (an error code it sent)."""
+    return any(marker in reason for marker in _REFUSALS)
+
+
+def deciding_reason(reasons: list[str]) -> str:
+    """Of the reasons kafka-python gave for its failed bootstrap tries (oldest first), the one
+    that says why: the first refusal the broker sent, else the first authentication the broker
+    closed the connection on, else the last reason.
+
+    A refusal decides. After a failed authentication Kafka delays, then closes the
+    connection, and often sends no refusal at all: with a wrong password on Kafka 4.1 the first
+    try got SASL_AUTHENTICATION_FAILED and the next eight only "socket disconnected" after
+    their SaslAuthenticate, the last a request timeout; under load even the first try can get
+    no answer. The retries' "socket disconnected" or timeout says nothing about the cause.
+    (kafka-python does not stop retrying after an authentication failure on this path: its
+    connection's ``initialize`` closes with the error instead of raising it, so the manager's
+    ``_auth_failures`` is never set.)"""
+    for telling in (is_refusal, lambda reason: reason.startswith(SASL_UNANSWERED)):
+        found = next((r for r in reasons if telling(r)), None)
+        if found is not None:
+            return found
+    return reasons[-1]
 
 
 def client_failure(reason: str, settings: Mapping[str, object]) -> str:

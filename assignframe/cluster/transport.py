@@ -23,7 +23,7 @@ import assignframe_codec as codec
 
 from ..errors import BrokerError
 from .config import ClientConfig
-from .probe import client_failure, listener_problem
+from .probe import SASL_UNANSWERED, client_failure, deciding_reason, is_refusal, listener_problem
 
 __all__ = ["Broker", "Transport", "TransportError", "failure_text", "kafka_python_version"]
 
@@ -80,34 +80,59 @@ def _require_kafka_python() -> None:
 
 
 class _BootstrapReasons(list):
-    """While connecting: the reasons kafka-python logs for each failed bootstrap connection
-    ("Bootstrap connection to bootstrap-0 failed: REASON (backoff ...)"), kept, not printed
-    unless ``-v`` asked for kafka-python's log."""
+    """While connecting: the reasons kafka-python logs for each failed bootstrap connection,
+    kept in order, not printed unless ``-v`` asked for kafka-python's log.
 
-    _LOGGER = "kafka.net.manager"
-    _PATTERN = re.compile(r"Bootstrap connection to \S+ failed: (.*?)(?: \(backoff [^)]*\))?$")
+    Two loggers say them: the manager ("Bootstrap connection to bootstrap-0 failed: REASON
+    (backoff ...)") and the connection ("<KafkaConnection node_id=N ...>: Connection lost:
+    REASON"). Only the second sees a broker's refusal when the refusal and the broker's close
+    of the connection are read together (the close fails the connection first, the manager
+    says "socket disconnected"). And Kafka often closes a connection whose authentication
+    failed without sending the refusal at all: a connection lost right after its
+    SaslAuthenticate request is kept as :data:`~.probe.SASL_UNANSWERED` (the connection's
+    debug line says what it sent last; it is read, never kept, and printed only with ``-v``).
+    """
+
+    _BOOTSTRAP = re.compile(r"Bootstrap connection to \S+ failed: (.*?)(?: \(backoff [^)]*\))?$")
+    _SENT = re.compile(r"<KafkaConnection node_id=(\S+) .*?> Request \d+: (\w+)")
+    _LOST = re.compile(r"<KafkaConnection node_id=(\S+) .*?>: Connection lost: (.*)$")
+    _LOGGERS = ("kafka.net.manager", "kafka.net.connection")
 
     def __enter__(self) -> _BootstrapReasons:
-        logger = logging.getLogger(self._LOGGER)
-        self._saved = (logger.level, logger.propagate)
-        if logger.getEffectiveLevel() > logging.WARNING:  # quiet: keep them, print nothing
-            logger.propagate = False
-        logger.setLevel(min(logger.getEffectiveLevel(), logging.WARNING))
-        self._handler = logging.Handler(logging.WARNING)
-        self._handler.emit = self._take  # type: ignore[method-assign]
-        logger.addHandler(self._handler)
+        self._last_sent: dict[str, str] = {}
+        self._saved: dict[str, tuple[int, bool, logging.Handler]] = {}
+        for name in self._LOGGERS:
+            logger = logging.getLogger(name)
+            handler = logging.Handler(logging.DEBUG)
+            handler.emit = self._take  # type: ignore[method-assign]
+            self._saved[name] = (logger.level, logger.propagate, handler)
+            if logger.getEffectiveLevel() > logging.WARNING:  # quiet: keep them, print nothing
+                logger.propagate = False
+                logger.setLevel(logging.DEBUG)
+            else:  # someone shows this log: show no more of it than they asked for
+                logger.setLevel(min(logger.getEffectiveLevel(), logging.WARNING))
+            logger.addHandler(handler)
         return self
 
     def _take(self, record: logging.LogRecord) -> None:
-        found = self._PATTERN.match(record.getMessage())
-        if found:
-            self.append(found[1])
+        message = record.getMessage()
+        if record.name == "kafka.net.manager":
+            found = self._BOOTSTRAP.match(message)
+            if found:
+                self.append(found[1])
+        elif (sent := self._SENT.match(message)) is not None:
+            self._last_sent[sent[1]] = sent[2]
+        elif (lost := self._LOST.match(message)) is not None:
+            unanswered = (self._last_sent.pop(lost[1], None) == "SaslAuthenticateRequest"
+                          and not is_refusal(lost[2]))
+            self.append(f"{SASL_UNANSWERED}: {lost[2]}" if unanswered else lost[2])
 
     def __exit__(self, *exc: object) -> None:
-        logger = logging.getLogger(self._LOGGER)
-        logger.removeHandler(self._handler)
-        logger.setLevel(self._saved[0])
-        logger.propagate = self._saved[1]
+        for name, (level, propagate, handler) in self._saved.items():
+            logger = logging.getLogger(name)
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+            logger.propagate = propagate
 
 
 class _RawBody:
@@ -205,7 +230,7 @@ class Transport:
                 self._client.check_version(timeout_ms=left_ms)
             except Exception as exc:  # kafka-python raises its own tree and plain OSErrors
                 self.close()
-                why = (client_failure(reasons[-1], self.config.settings) if reasons
+                why = (client_failure(deciding_reason(reasons), self.config.settings) if reasons
                        else failure_text(exc))
                 raise TransportError(self.config.redact(
                     f"cannot connect to {self.bootstrap}: {why}")) from None
