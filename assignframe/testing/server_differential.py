@@ -42,6 +42,7 @@ from .server_golden import assert_matches_java
 from .server_groups import kip848_scenarios
 
 __all__ = [
+    "DERANDOMIZE_ENV",
     "EXAMPLES_ENV",
     "FOUND_FILE",
     "MatchesJava",
@@ -55,6 +56,9 @@ __all__ = [
 ]
 
 EXAMPLES_ENV = "ASSIGNFRAME_DIFFERENTIAL_EXAMPLES"
+#: ``1``: the same examples on every run (hypothesis's ``derandomize``), for a test of the kit
+#: itself whose outcome must not depend on which groups came up
+DERANDOMIZE_ENV = "ASSIGNFRAME_DIFFERENTIAL_DERANDOMIZE"
 #: Where a plugin's tests keep the shrunk cases found so far (beside the test module).
 FOUND_FILE = "java_differences.jsonl"
 _BAD_REQUEST = "KafkaGroupOracle$BadRequest"
@@ -62,9 +66,11 @@ _BAD_REQUEST = "KafkaGroupOracle$BadRequest"
 
 def differential_settings(default_examples: int = 2000) -> settings:
     """``$ASSIGNFRAME_DIFFERENTIAL_EXAMPLES`` examples (else ``default_examples``), no deadline
-    (the JVM may pause)."""
+    (the JVM may pause), new examples on every run unless ``$ASSIGNFRAME_DIFFERENTIAL_DERANDOMIZE``
+    is ``1``."""
     return settings(
         max_examples=int(os.environ.get(EXAMPLES_ENV, str(default_examples))),
+        derandomize=os.environ.get(DERANDOMIZE_ENV) == "1",
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )

@@ -12,6 +12,7 @@ from assignframe.replay.server import server_rounds
 from assignframe.server_assignor import ServerAssignment, ServerAssignor, ServerGroupSpec
 from assignframe.testing import server_differential, server_golden
 from assignframe.testing.server_differential import (
+    DERANDOMIZE_ENV,
     EXAMPLES_ENV,
     check_against_java,
     java_answer,
@@ -57,6 +58,9 @@ def test_a_disagreement_is_shrunk_and_saved_as_a_golden_line(
     assignframe_java_oracle, tmp_path, monkeypatch
 ):
     monkeypatch.setenv(EXAMPLES_ENV, "200")
+    # the same groups every run: once in CI (a loaded run) a random first disagreement of many
+    # members shrank only to 13 (hypothesis stops shrinking after 500 successful steps)
+    monkeypatch.setenv(DERANDOMIZE_ENV, "1")
     found = tmp_path / server_differential.FOUND_FILE
     with pytest.raises(AssertionError, match=r"(?s)differ.*appended to .*java_differences"):
         check_against_java(EverythingToTheFirst(), assignframe_java_oracle, found)
