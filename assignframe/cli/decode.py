@@ -244,15 +244,15 @@ def _live_offsets(args: argparse.Namespace) -> LiveRecords:
     def live(report, progress, on_topics):
         import time
 
-        from ..cluster.probe import listener_problem
+        from ..cluster.probe import kafka_listener
 
         protocol = str(config.settings.get("security_protocol", "PLAINTEXT"))
-        problem = listener_problem(args.bootstrap_server, protocol,
-                                   time.monotonic() + args.timeout)
-        if problem:
-            raise BrokerError(config.redact(problem))
-        try:
-            yield from consume_offsets(args.bootstrap_server, report, progress, args.timeout,
+        listener, problem = kafka_listener(args.bootstrap_server, protocol,
+                                           time.monotonic() + args.timeout)
+        if listener is None:
+            raise BrokerError(config.redact(problem or "no broker answered"))
+        try:  # through the broker that answered: the metadata names the others
+            yield from consume_offsets(listener, report, progress, args.timeout,
                                        args.topic, config.kafka_python_settings(), on_topics)
         except BrokerError as exc:
             raise BrokerError(config.redact(str(exc))) from None

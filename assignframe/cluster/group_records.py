@@ -88,15 +88,18 @@ class GroupMetadataLog:
         self._consumer: Any = None
         self._assigned: set[int] = set()
 
-    def refresh(self, group_ids: Iterable[str], partitions: int | None) -> None:
+    def refresh(self, group_ids: Iterable[str], partitions: int | None,
+                via: str | None = None) -> None:
         """Read every record up to the current end of the partitions holding ``group_ids``
         (``partitions``: the topic's partition count; None when Metadata did not list it).
-        A failure is kept in :attr:`problem` (the generations stay unknown), never raised."""
+        ``via``: the bootstrap address to connect through the first time (the one that
+        answered the cluster reader), else every address. A failure is kept in
+        :attr:`problem` (the generations stay unknown), never raised."""
         wanted = {offsets_partition(g, partitions) for g in group_ids} if partitions else set()
         if not wanted:
             return
         try:
-            self._read(wanted)
+            self._read(wanted, via)
             self.problem = None
         except Exception as exc:  # kafka-python raises its own tree and plain OSErrors
             self.problem = self.config.redact(f"cannot read {codec.OFFSETS_TOPIC}: "
@@ -104,10 +107,10 @@ class GroupMetadataLog:
             log.debug("%s", self.problem)
             self.close()
 
-    def _read(self, wanted: set[int]) -> None:
+    def _read(self, wanted: set[int], via: str | None) -> None:
         from kafka import TopicPartition as KafkaPartition
 
-        consumer = self._consumer or self._connect()
+        consumer = self._consumer or self._connect(via)
         new = wanted - self._assigned
         if new:
             self._assigned |= new
@@ -125,12 +128,12 @@ class GroupMetadataLog:
                 for record in records:
                     self._take(record.key, record.value)
 
-    def _connect(self) -> Any:
+    def _connect(self, via: str | None) -> Any:
         from kafka import KafkaConsumer
 
         timeout_ms = max(1000, int(self.timeout_s * 1000))
         self._consumer = KafkaConsumer(
-            bootstrap_servers=self.bootstrap.split(","), group_id=None,
+            bootstrap_servers=[via] if via else self.bootstrap.split(","), group_id=None,
             enable_auto_commit=False, exclude_internal_topics=False,
             request_timeout_ms=timeout_ms, reconnect_backoff_max_ms=min(timeout_ms, 5000),
             **{"client_id": "assignframe-inspect", **self.config.kafka_python_settings()})

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 
 import assignframe_codec as codec
 
-__all__ = ["client_failure", "listener_problem", "parse_bootstrap", "probe"]
+__all__ = ["client_failure", "deciding_reason", "kafka_listener", "parse_bootstrap", "probe"]
 
 log = logging.getLogger("assignframe.cluster")
 
@@ -49,17 +49,24 @@ def parse_bootstrap(text: str) -> list[tuple[str, int]]:
     return pairs
 
 
-def listener_problem(bootstrap: str, security_protocol: str, deadline: float) -> str | None:
-    """None when a broker of ``bootstrap`` answers as Kafka (the first that does ends the
-    probe); else ``cannot connect to HOST:PORT: WHY`` for each address, in one line."""
+def kafka_listener(bootstrap: str, security_protocol: str,
+                   deadline: float) -> tuple[str | None, str | None]:
+    """The first address of ``bootstrap`` where a broker answers as Kafka, and None; or None
+    and ``cannot connect to HOST:PORT: WHY`` for each address, in one line.
+
+    Each address is probed with an equal share of the time left (the last one with all of
+    it), so a first address that is down or never answers cannot use up the whole deadline
+    and leave none for a healthy second one."""
     tls = security_protocol.upper().endswith("SSL")
     failures = []
-    for host, port in parse_bootstrap(bootstrap):
-        why = probe(host, port, deadline, tls)
+    addresses = parse_bootstrap(bootstrap)
+    for index, (host, port) in enumerate(addresses):
+        share = _left(deadline) / (len(addresses) - index)
+        why = probe(host, port, min(deadline, time.monotonic() + share), tls)
         if why is None:
-            return None
+            return (f"[{host}]:{port}" if ":" in host else f"{host}:{port}"), None
         failures.append(f"{host}:{port}: {why}")
-    return f"cannot connect to {'; '.join(failures)}"
+    return None, f"cannot connect to {'; '.join(failures)}"
 
 
 def probe(host: str, port: int, deadline: float, tls: bool) -> str | None:

@@ -351,7 +351,8 @@ def _recorded(run: _Pass, groups: dict[str, GroupRead], group_log: GroupMetadata
     classic = [g.group_id for g in groups.values() if g.group_type == "classic"]
     if not classic:
         return
-    group_log.refresh(classic, run.read.partitions.get(codec.OFFSETS_TOPIC))
+    group_log.refresh(classic, run.read.partitions.get(codec.OFFSETS_TOPIC),
+                      run.transport.listener)
     if group_log.problem:
         run.read.notices.append(f"{group_log.problem}: classic generations are unknown")
     for group_id in classic:

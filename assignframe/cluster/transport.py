@@ -23,7 +23,7 @@ import assignframe_codec as codec
 
 from ..errors import BrokerError
 from .config import ClientConfig
-from .probe import SASL_UNANSWERED, client_failure, deciding_reason, is_refusal, listener_problem
+from .probe import SASL_UNANSWERED, client_failure, deciding_reason, is_refusal, kafka_listener
 
 __all__ = ["Broker", "Transport", "TransportError", "failure_text", "kafka_python_version"]
 
@@ -198,14 +198,33 @@ class Transport:
 
     def __init__(self, bootstrap: str, config: ClientConfig, timeout_s: float) -> None:
         _require_kafka_python()
-        from kafka.net.compat import KafkaNetClient
-
         self.bootstrap, self.config, self.timeout_s = bootstrap, config, timeout_s
         self.sent: Counter[tuple[str, int, str]] = Counter()
-        timeout_ms = max(1, int(timeout_s * 1000))
-        settings = {"client_id": "assignframe-inspect", **config.kafka_python_settings()}
+        self._client: Any = None
+        #: the bootstrap address that answered as Kafka, which the connection went through
+        self.listener: str | None = None
+        try:
+            self._connect(max(1, int(timeout_s * 1000)))
+        except BaseException:  # Ctrl-C while connecting leaves no client thread behind
+            self.close()
+            raise
+
+    def _connect(self, timeout_ms: int) -> None:
+        """Probe the bootstrap addresses (:mod:`.probe`: what listens there), then let
+        kafka-python connect through the first that answered as Kafka (the cluster's metadata
+        names the other brokers): an address that is down is not tried again. A failure is said
+        as what it means, not "Unable to bootstrap"."""
+        from kafka.net.compat import KafkaNetClient
+
+        started = time.monotonic()
+        protocol = str(self.config.settings.get("security_protocol", "PLAINTEXT"))
+        listener, problem = kafka_listener(self.bootstrap, protocol, started + self.timeout_s)
+        if listener is None:
+            raise TransportError(problem or f"cannot connect to {self.bootstrap}")
+        self.listener = listener
+        settings = {"client_id": "assignframe-inspect", **self.config.kafka_python_settings()}
         self._client = KafkaNetClient(
-            bootstrap_servers=bootstrap.split(","),
+            bootstrap_servers=[listener],
             client_software_name="assignframe",
             request_timeout_ms=timeout_ms,
             socket_connection_setup_timeout_ms=timeout_ms,
@@ -213,17 +232,6 @@ class Transport:
             receive_message_max_bytes=100 * 1024 * 1024,
             **settings,
         )
-        try:
-            self._connect(timeout_ms)
-        except BaseException:  # Ctrl-C while connecting leaves no client thread behind
-            self.close()
-            raise
-
-    def _connect(self, timeout_ms: int) -> None:
-        """Probe the bootstrap addresses (:mod:`.probe`: what listens there), then let
-        kafka-python connect; a failure is said as what it means, not "Unable to bootstrap"."""
-        started = time.monotonic()
-        self._probe(started + self.timeout_s)
         left_ms = max(1, timeout_ms - int((time.monotonic() - started) * 1000))
         with _BootstrapReasons() as reasons:
             try:
@@ -235,13 +243,6 @@ class Transport:
                 raise TransportError(self.config.redact(
                     f"cannot connect to {self.bootstrap}: {why}")) from None
         log.debug("connected to %s in %.2f s", self.bootstrap, time.monotonic() - started)
-
-    def _probe(self, deadline: float) -> None:
-        protocol = str(self.config.settings.get("security_protocol", "PLAINTEXT"))
-        problem = listener_problem(self.bootstrap, protocol, deadline)
-        if problem:
-            self.close()
-            raise TransportError(problem)
 
     def brokers(self) -> dict[int, Broker]:
         """The brokers kafka-python's metadata knows (node id -> broker)."""
@@ -282,6 +283,8 @@ class Transport:
         return self.config.redact(f"{what}: {failure_text(exc)}")
 
     def close(self) -> None:
+        if self._client is None:  # the probe failed: no client was made
+            return
         try:
             self._client.close()
         except Exception:  # closing a half-open client must not hide the real error

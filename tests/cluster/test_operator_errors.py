@@ -216,3 +216,33 @@ def test_ctrl_c_while_a_command_waits_for_stdin_exits_130():
     done = _interrupted(["replay", "-"], None, stdin=subprocess.PIPE)
     assert done.returncode == 130, done.stderr[-3000:]
     assert done.stderr.strip() == "assignframe: interrupted"
+
+
+@pytest.mark.parametrize("first", ["silent", "refused"])
+def test_a_dead_first_address_leaves_the_next_its_time(kafka, silent_listener, first, tmp_path):
+    """``--bootstrap-server DEAD,BROKER``: the first address gets its share of ``--timeout``,
+    not all of it, and kafka-python connects through the broker that answered (issue 31 review:
+    a silent first address used to fail the whole command). The group's commit is read, and its
+    classic generation reader goes through the same broker (no notice, exit 0)."""
+    from kafka import KafkaConsumer, TopicPartition
+    from kafka.admin import KafkaAdminClient, NewTopic
+    from kafka.structs import OffsetAndMetadata
+
+    admin = KafkaAdminClient(bootstrap_servers=kafka)
+    try:
+        admin.create_topics([NewTopic(f"two-addresses-{first}", 1, 1)])
+    finally:
+        admin.close()
+    committer = KafkaConsumer(bootstrap_servers=kafka, group_id=f"two-addresses-{first}",
+                              enable_auto_commit=False)
+    try:
+        committer.commit({TopicPartition(f"two-addresses-{first}", 0):
+                          OffsetAndMetadata(0, "", -1)})
+    finally:
+        committer.close()
+    dead = silent_listener if first == "silent" else _closed_port()
+    done = _cli("inspect", "--bootstrap-server", f"{dead},{kafka}", "--group",
+                f"two-addresses-{first}", "--timeout", "8", "--format", "tsv")
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+    rows = [line.split("\t") for line in done.stdout.splitlines()]
+    assert rows[0][0] == "group" and [r[0] for r in rows[1:]] == [f"two-addresses-{first}"], rows
