@@ -54,9 +54,9 @@ def unreadable(group: GroupRead) -> str | None:
 
 
 def rebalancing(group: GroupRead) -> bool:
-    """A classic group between generations: Kafka describes its members without their
-    subscriptions and assignments until the rebalance completes (only a Stable group's are
-    shown), so there is nothing to make a snapshot of yet."""
+    """A classic group between generations whose members Kafka describes without their
+    subscriptions (their current assignments are still described: :func:`rebalancing_assignments`),
+    so there is nothing to make a snapshot of yet."""
     return group.group_type == "classic" and group.described is not None and \
         group.described.group_state in REBALANCING and \
         all(not m.member_metadata for m in group.described.members)

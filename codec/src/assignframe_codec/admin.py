@@ -11,7 +11,8 @@ from these declarations (:mod:`.flexible_models`), as for the KIP-848 kinds.
 Follows clients/src/main/resources/common/message/<Kind>.json of Apache Kafka 4.0 (trunk
 1eb7644, 4.0.0-SNAPSHOT), checked byte for byte against ../shared/golden/admin/codec.jsonl;
 DescribeShareGroupOffsets (KIP-932, v1 KIP-1226) follows Apache Kafka 4.3.1 (26b251a451) and is
-checked against the 4.3.1 broker (tests/kafka43; no Java golden bytes of it yet).
+checked against the 4.3.1 broker (tests/kafka43) and Java 4.3.1's own bytes
+(codec/tests/golden43/describe_share_group_offsets.jsonl).
 A field absent at a version reads as the schema default (not always zero: see the ``default=``
 arguments), and writing a non-default value there is refused unless the schema marks it
 ``ignorable`` (then it is dropped, like Java).
