@@ -62,11 +62,6 @@ class GroupFilter:
         (some brokers list no groups, e.g. Tansu 0.6.0's ListGroups v0)."""
         return tuple(i for i in self.items if re.fullmatch(r"[\w.\-]+", i))
 
-    @property
-    def literal(self) -> str | None:
-        """The only item when it is a plain group id."""
-        return self.ids[0] if len(self.items) == 1 and self.ids else None
-
     def wants(self, group_id: str, group_type: str | None) -> bool:
         if self.items and group_id not in self.ids and not any(
                 re.search(i, group_id) for i in self.items if i not in self.ids):
