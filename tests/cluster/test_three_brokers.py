@@ -5,6 +5,8 @@ from confluent-kafka's AdminClient (librdkafka's FindCoordinator), not from the 
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import time
 
@@ -91,6 +93,20 @@ def _inspect(capsys, tmp_path, bootstrap: str) -> dict[str, dict]:
     return {v["group_id"]: v for v in verdicts}
 
 
+def _committed(capsys, bootstrap: str) -> dict[str, list[int]]:
+    """Each group's committed offsets on the topic as assignframe reads them (``inspect
+    --detail``'s current_offset, one row per partition), sorted."""
+    code = main(["inspect", "--bootstrap-server", bootstrap, "--timeout", "60", "--detail",
+                 "--format", "tsv"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    committed: dict[str, list[int]] = {}
+    for row in csv.DictReader(io.StringIO(out), delimiter="\t"):
+        if row["topic"] == TOPIC and row["current_offset"] not in ("", "-"):
+            committed.setdefault(row["group"], []).append(int(row["current_offset"]))
+    return {group: sorted(offsets) for group, offsets in committed.items()}
+
+
 def _live_bootstrap(cluster: KafkaCluster) -> str:
     return ",".join(node.bootstrap for node in cluster.nodes.values() if node.running)
 
@@ -105,6 +121,9 @@ def test_groups_on_every_coordinator_are_read(cluster, capsys, tmp_path):
         assert verdict["members"] == 0 and verdict["unreadable"] is None, verdict
         # each committed its index on every partition, and the topic holds no records
         assert verdict["lag"] == 0, verdict
+    read = _committed(capsys, cluster.bootstrap)
+    assert {g: read.get(g) for g in GROUPS} == \
+        {g: [int(g.rpartition("-")[2])] * PARTITIONS for g in GROUPS}
 
 
 def test_kill_of_a_coordinators_broker_moves_its_groups(cluster, capsys, tmp_path):
@@ -118,8 +137,10 @@ def test_kill_of_a_coordinators_broker_moves_its_groups(cluster, capsys, tmp_pat
         assert all(after[g] != victim for g in moved), after
         snapshots = _inspect(capsys, tmp_path, bootstrap)
         assert set(GROUPS) <= set(snapshots), sorted(set(GROUPS) - set(snapshots))
-        for group_id in moved:  # nothing lost: the commits survive on the replicas
-            expected = int(group_id.rpartition("-")[2])
+        read = _committed(capsys, bootstrap)
+        for group_id in moved:  # nothing lost: the commits survive on the replicas, and the
+            expected = int(group_id.rpartition("-")[2])  # reader gets them from the new one
             assert _offsets(bootstrap, group_id) == [expected] * PARTITIONS, group_id
+            assert read.get(group_id) == [expected] * PARTITIONS, (group_id, read.get(group_id))
     finally:
         cluster.start_node(victim)
