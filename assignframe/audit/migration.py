@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..metrics import metrics_record
+from ..metrics import metrics_record, ownership_changes
 from ..model import GroupAssignment, GroupSubscription, Member, MemberAssignment
 from ..plugins.manager import PluginManager
 from ..rebalance.consumer_group import (
@@ -267,14 +267,15 @@ def predict_join(
     the one the joining members would name, else the broker's default).
 
     :returns: ``refusal`` (None when converted), ``assignor``, ``target`` (a GroupAssignment, None
-        when refused), ``moved`` (partition -> (previous owner or None, new owner), for every
-        partition whose owner changes) and ``handover`` (:func:`predicted_handover`'s numbers)
+        when refused), ``moved`` (partition -> (previous owner, new owner): a hand-over),
+        ``added`` (partition -> new owner: nobody owned it; :mod:`assignframe.movement`) and
+        ``handover`` (:func:`predicted_handover`'s numbers)
     """
     refusal = upgrade_refusal(snapshot.current)
     name = assignor or choose_server_assignor([])
     if refusal is not None:
         return {"refusal": refusal, "assignor": name, "target": None, "moved": {},
-                "handover": None}
+                "added": {}, "handover": None}
     converted = _converted(snapshot)
     members = dict(converted.members)
     members.update({m: Member(m, tuple(topics)) for m, topics in joining.items()})
@@ -285,11 +286,13 @@ def predict_join(
     played = predict_handover(group, members_before, converted.current, target, epoch + 1,
                               behaviour)
     unowned = [h.unowned_ms for h in played.handovers]
+    changes = ownership_changes(converted.current, target)
     return {
         "refusal": None,
         "assignor": name,
         "target": target,
-        "moved": {h.partition: (h.previous_owner, h.new_owner) for h in played.handovers},
+        "moved": {tp: (before, after) for tp, before, after in changes.moved},
+        "added": {tp: after for tp, after in changes.added},
         "handover": {"heartbeats": played.heartbeats, "max_unowned_ms": max(unowned, default=0),
                      "revoking_members": len(played.revoked)},
     }
