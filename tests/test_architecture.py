@@ -19,17 +19,17 @@ PLUGINS = sorted(p for p in (ROOT / "plugins").glob("assignframe-*") if (p / "sr
 #: The layers, lowest first: a module imports only from its own layer or lower ones
 #: (codec <- root model <- plugin machinery... <- tools <- adapters <- CLI). The root's modules are
 #: the public model, strategy and hook API, except those named in ROOT_LAYERS.
-LAYERS = ("root", "classic", "plugins", "rebalance", "replay", "view", "tool", "adapter", "cli")
-CORE_PACKAGES = {"classic": "classic", "plugins": "plugins", "rebalance": "rebalance",
-                 "replay": "replay"}
+LAYERS = ("root", "classic", "plugins", "kip848", "rebalance", "replay", "view", "tool", "adapter",
+          "cli")
+CORE_PACKAGES = {"classic": "classic", "plugins": "plugins", "kip848": "kip848",
+                 "rebalance": "rebalance", "replay": "replay"}
 TOOLS = ("decode", "simulate", "audit", "report", "cluster", "testing")
 ADAPTERS = ("kafka_python", "aiokafka")
 #: Root modules above the model: the snapshot is the tools' shared view of a group (it reads
 #: member bytes through the classic wire mapping); aiokafka is an adapter's public path.
 ROOT_LAYERS = {"snapshot": "view", "aiokafka": "adapter", "__main__": "cli"}
-#: The root keeps the public surface only (STYLE.md, "a package per concern"). 17 since
-#: movement.py left metrics.py (496 lines, squeezed): the one movement definition is public.
-MAX_ROOT_MODULES = 17
+#: The root keeps the public surface only (STYLE.md, "a package per concern").
+MAX_ROOT_MODULES = 16
 MAX_MODULE_LINES = 500
 #: Core modules a plugin may import besides the names ``assignframe`` exports.
 PUBLIC_MODULES = (

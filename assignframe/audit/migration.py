@@ -12,10 +12,10 @@
   owner while the converted group's members reconcile toward the target heartbeat by heartbeat
   by Kafka's rules (each keeping its Assignment, at the generation as epoch; Java clients
   heartbeating every ``group.consumer.heartbeat.interval.ms``, the broker's default 5 s:
-  :func:`~assignframe.rebalance.consumer_group.predict_handover`). For a refused group the
+  :func:`~assignframe.kip848.group.predict_handover`). For a refused group the
   prediction is what would happen once the causes are fixed, and is marked so (``hypothetical``).
 
-The rules are :mod:`assignframe.rebalance.consumer_group`'s; this module only applies them to a
+The rules are :mod:`assignframe.kip848.group`'s; this module only applies them to a
 snapshot.
 """
 
@@ -27,10 +27,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..metrics import metrics_record, ownership_changes
-from ..model import GroupAssignment, GroupSubscription, Member, MemberAssignment
-from ..plugins.manager import PluginManager
-from ..rebalance.consumer_group import (
+from ..kip848.convergence import JAVA_CLIENT, ClientBehaviour
+from ..kip848.group import (
     DEFAULT_SERVER_ASSIGNORS,
     choose_server_assignor,
     converted_members,
@@ -40,7 +38,9 @@ from ..rebalance.consumer_group import (
     target_from_spec,
     upgrade_refusal,
 )
-from ..rebalance.convergence import JAVA_CLIENT, ClientBehaviour
+from ..metrics import metrics_record, ownership_changes
+from ..model import GroupAssignment, GroupSubscription, Member, MemberAssignment
+from ..plugins.manager import PluginManager
 from ..server_assignor import ServerGroupSpec, server_name
 from ..snapshot import GroupSnapshot
 from .clients import GroupClients
@@ -261,7 +261,7 @@ def predict_join(
 ) -> dict[str, Any]:
     """The online upgrade as the broker makes it happen: consumer-protocol members ``joining``
     (member id -> subscribed topics) join the classic group of ``snapshot``. The coordinator
-    refuses (:func:`~assignframe.rebalance.consumer_group.upgrade_refusal`), or converts the group
+    refuses (:func:`~assignframe.kip848.group.upgrade_refusal`), or converts the group
     (every classic member kept, bridged, with its Assignment, at the generation as epoch), bumps
     the epoch for the join and computes one target for all members with ``assignor`` (default:
     the one the joining members would name, else the broker's default).

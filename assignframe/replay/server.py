@@ -9,7 +9,7 @@ A round's topic map is the last one given (a round carries ``topics`` only when 
 
 :func:`server_rounds` turns a scenario into :class:`ServerRound` inputs; :func:`chained_rounds`
 feeds them with the assignor's own previous results instead (the coordinator's record round trip
-is :mod:`assignframe.rebalance.server_chain`);
+is :mod:`assignframe.kip848.chain`);
 :func:`replay_server_scenario` runs an assignor on each and says, per round, whether the result
 equals Java's and what in it breaks the assignor's contract (:func:`contract_violations`: Java
 really returns such results; the replay reproduces them and says so).
@@ -30,10 +30,11 @@ from typing import IO, Any
 from ..errors import ScenarioError
 from ..javaorder import Uuid, java_string_key
 from ..jsonview import loads
+from ..kip848.chain import Current, target_after
+from ..kip848.validity import validate_server_assignment
 from ..metrics import balance_score
 from ..model import TopicPartition
 from ..movement import OwnershipChanges, holder_changes
-from ..rebalance.server_chain import Current, target_after
 from ..server_assignor import (
     ServerAssignment,
     ServerAssignor,
@@ -41,7 +42,6 @@ from ..server_assignor import (
     ServerMember,
     ServerTopic,
 )
-from ..server_validity import validate_server_assignment
 
 __all__ = [
     "ServerReplay",
@@ -464,6 +464,6 @@ def _comparable(result: Mapping[str, list[Pair]]) -> dict[str, Counter[tuple[Any
 
 def contract_violations(round_: ServerRound, assignment: ServerAssignment) -> tuple[str, ...]:
     """How ``assignment`` breaks the contract of a server assignor, in words (empty = it does
-    not): :func:`~assignframe.server_validity.validate_server_assignment`, the core's one
+    not): :func:`~assignframe.kip848.validity.validate_server_assignment`, the core's one
     validity check seen through the KIP-848 group."""
     return validate_server_assignment(round_.spec, assignment).problems(round_.topic_names)

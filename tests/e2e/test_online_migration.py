@@ -36,9 +36,9 @@ from assignframe.audit.migration import migration_section, predict_join
 from assignframe.cluster.config import read_client_config
 from assignframe.cluster.fleet import inspect_cluster
 from assignframe.cluster.reader import GroupFilter
+from assignframe.kip848.convergence import ClientBehaviour
 from assignframe.model import TopicPartition
 from assignframe.plugins import get_plugin_manager
-from assignframe.rebalance.convergence import ClientBehaviour
 from assignframe.testing.kafka_node import TEST_PROPERTIES
 
 PARTITIONS = 6
