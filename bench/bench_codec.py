@@ -16,7 +16,7 @@ compiled declaration alone.
 Every decode call gets a different bytes object with different contents: each row cycles
 through a pool of payloads that differ in their user data (one per member of a group), so no
 cache keyed by the whole payload could help (the codec has none). The fast path does keep two
-bounded caches keyed by exact bytes (see assignframe_codec/fastpath.py): a subscription's topic
+bounded caches keyed by exact bytes (see assignframe_codec/fastfields.py): a subscription's topic
 array, and each topic group's header (name and partition count); partition numbers are always
 decoded. In a real group, members send the same topic names, rebalance after rebalance, which
 is what the plain rows measure. The "distinct names" rows give every payload its own 10 topic

@@ -8,7 +8,7 @@ import struct
 
 import assignframe_codec as codec
 import pytest
-from assignframe_codec import consumer, fastpath
+from assignframe_codec import consumer, fastfields, fastpath
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,7 +67,7 @@ def test_names_of_256_bytes_and_more_decode_but_are_not_cached():
     data = codec.encode_assignment([(long_name, 4), ("short", 1)])
     for _ in range(2):
         assert consumer.decode_assignment_fast(data) == _declared_assignment(data)
-    assert [key[2:-4] for key in fastpath._GROUP_HEADERS] == [b"short"]
+    assert [key[2:-4] for key in fastfields._GROUP_HEADERS] == [b"short"]
     # 0x01 0x00: the low byte alone (0) would find a cached key for a 0-byte name.
     empty = _assignment(_group(b"", [7]))
     long_256 = _assignment(_group(b"y" * 256, [7]))
@@ -78,7 +78,7 @@ def test_names_of_256_bytes_and_more_decode_but_are_not_cached():
 def test_bytes_after_a_cached_header_are_still_checked():
     data = codec.encode_assignment([("orders", 0), ("orders", 1)])
     consumer.decode_assignment_fast(data)
-    assert fastpath._GROUP_HEADERS
+    assert fastfields._GROUP_HEADERS
     for cut in range(2, len(data)):
         with pytest.raises(fastpath.NotFast):  # the fast path's one refusal
             consumer.decode_assignment_fast(data[:cut])
@@ -90,11 +90,11 @@ def test_invalid_utf8_is_left_to_the_declaration_and_never_cached():
     data = _assignment(_group(b"\xff\xfe", [1]))
     with pytest.raises(fastpath.NotFast):
         consumer.decode_assignment_fast(data)
-    assert not fastpath._GROUP_HEADERS
+    assert not fastfields._GROUP_HEADERS
     assert codec.decode_assignment(data) == _declared_assignment(data)
     subscription = struct.pack(">hih", 0, 1, 1) + b"\xff" + struct.pack(">i", -1)
     assert codec.decode_subscription(subscription) == _declared_subscription(subscription)
-    assert not fastpath._TOPIC_ARRAYS
+    assert not fastfields._TOPIC_ARRAYS
 
 
 def test_negative_name_length_is_refused_even_when_its_low_byte_matches():
@@ -107,23 +107,23 @@ def test_negative_name_length_is_refused_even_when_its_low_byte_matches():
 
 
 def test_caches_are_bounded(monkeypatch):
-    monkeypatch.setattr(fastpath, "_MAX_GROUP_HEADERS", 8)
-    monkeypatch.setattr(fastpath, "_MAX_TOPIC_ARRAYS", 4)
+    monkeypatch.setattr(fastfields, "_MAX_GROUP_HEADERS", 8)
+    monkeypatch.setattr(fastfields, "_MAX_TOPIC_ARRAYS", 4)
     for index in range(50):
         names = [f"topic-{index}-{inner}" for inner in range(3)]
         data = codec.encode_subscription(names, owned_partitions=[(names[0], 1)], version=1)
         assert consumer.decode_subscription_fast(data) == _declared_subscription(data)
-        assert len(fastpath._GROUP_HEADERS) <= 8
-        assert len(fastpath._TOPIC_ARRAYS) <= 4
-    monkeypatch.setattr(fastpath, "_MAX_TOPIC_ARRAY_BYTES", 2000)
+        assert len(fastfields._GROUP_HEADERS) <= 8
+        assert len(fastfields._TOPIC_ARRAYS) <= 4
+    monkeypatch.setattr(fastfields, "_MAX_TOPIC_ARRAY_BYTES", 2000)
     for index in range(20):
         data = codec.encode_subscription([f"{index:03d}" + "n" * 100 + str(inner)
                                           for inner in range(5)])
         assert consumer.decode_subscription_fast(data) == _declared_subscription(data)
-        assert fastpath._topic_array_bytes <= 2000
+        assert fastfields._topic_array_bytes <= 2000
     huge = codec.encode_subscription([f"{inner:05d}" + "n" * 100 for inner in range(40)])
     assert consumer.decode_subscription_fast(huge) == _declared_subscription(huge)
-    assert fastpath._topic_array_bytes <= 2000  # too big to cache at all
+    assert fastfields._topic_array_bytes <= 2000  # too big to cache at all
 
 
 NAMES = st.sampled_from(["a", "b", "orders", "é", "x" * 255, "y" * 256, "\U0001f600"])
