@@ -314,3 +314,24 @@ def test_one_name_per_idea():
     twice = {name: paths for name, paths in where.items() if len(paths) > 1}
     assert {n: p for n, p in twice.items() if n not in SHARED_NAMES} == {}
     assert SHARED_NAMES - set(twice) == set()  # renamed: take it off the list
+
+
+#: Where a Kafka client library may be imported (docs/architecture.md, "adapters"): the
+#: adapters, the live reader's network layer (kafka-python's client carries its requests, and
+#: reads ``__consumer_offsets`` for classic generations), and the live demo's producer/consumers.
+CLIENT_LIBRARIES = ("kafka", "aiokafka", "confluent_kafka")
+CLIENT_IMPORTERS = ("assignframe.kafka_python", "assignframe.aiokafka",
+                    "assignframe.cluster.transport", "assignframe.cluster.group_records",
+                    "assignframe.cli.demo_live")
+
+
+def test_only_the_adapters_and_the_live_network_layer_import_a_kafka_client():
+    importers = {
+        _module_of(path)
+        for path in SOURCES
+        for target, _, _ in _imports(path)
+        if target.split(".")[0] in CLIENT_LIBRARIES
+    }
+    assert {m for m in importers if not m.startswith(CLIENT_IMPORTERS)} == set()
+    # the scan sees function-level imports: the adapters' own are found
+    assert {"assignframe.kafka_python", "assignframe.aiokafka.coordinator"} <= importers
