@@ -335,3 +335,31 @@ def test_only_the_adapters_and_the_live_network_layer_import_a_kafka_client():
     assert {m for m in importers if not m.startswith(CLIENT_IMPORTERS)} == set()
     # the scan sees function-level imports: the adapters' own are found
     assert {"assignframe.kafka_python", "assignframe.aiokafka.coordinator"} <= importers
+
+
+_DOC_LAYERS = {"root": "root", "classic": "classic", "plugins": "plugins", "kip848": "kip848",
+               "rebalance": "rebalance", "replay": "replay", "view": "view", "tools": "tool",
+               "adapters": "adapter", "CLI": "cli"}
+
+
+def _documented_layers() -> dict[str, str]:
+    """``where`` entry -> layer, from the layer table of docs/architecture.md."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = text.split("| layer | where | what it owns |")[1].split("\n\n")[0]
+    found = {}
+    for row in table.strip().splitlines()[1:]:
+        layer, where = (cell.strip() for cell in row.strip("|").split("|")[:2])
+        for entry in where.split(","):
+            found[entry.strip().strip("`")] = _DOC_LAYERS[layer]
+    return found
+
+
+def test_the_documented_layer_table_is_the_one_checked():
+    documented = _documented_layers()
+    top = {p.name + ("/" if p.is_dir() else "") for p in PACKAGE.iterdir()
+           if (p.suffix == ".py" and p.name != "__init__.py") or (p / "__init__.py").is_file()}
+    assert top - set(documented) == set()  # every module and package of the root is placed
+    assert set(documented) - top == set()  # and the table names nothing that is not there
+    for entry, layer in documented.items():
+        module = "assignframe." + entry.removesuffix(".py").removesuffix("/")
+        assert _layer(module).split(":")[0] == layer, entry
