@@ -46,7 +46,6 @@ from __future__ import annotations
 import abc
 import collections
 import functools
-import gc
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -429,14 +428,6 @@ class SubscriptionTypeAssignor(ServerAssignor):
     def _build(self, group: ServerGroupSpec, java_order: bool) -> BuiltAssignment:
         if not group.members:
             return {}
-        # Builders make tens of thousands of small containers and no reference cycles: the
-        # cyclic collector would only rescan them again and again, so it waits for the call.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            if group.subscription_type == HOMOGENEOUS:
-                return self.build_homogeneous(group, java_order)
-            return self.build_heterogeneous(group, java_order)
-        finally:
-            if collecting:
-                gc.enable()
+        if group.subscription_type == HOMOGENEOUS:
+            return self.build_homogeneous(group, java_order)
+        return self.build_heterogeneous(group, java_order)
