@@ -38,6 +38,7 @@ from .configurable import Configurable
 __all__ = [
     "STREAMS_GROUP",
     "STREAMS_PREFIX",
+    "TASK_KINDS",
     "MemberTasks",
     "StreamsGroupSpec",
     "StreamsMember",
@@ -52,6 +53,8 @@ __all__ = [
 STREAMS_GROUP = "streams"
 #: Prefix of every Streams task assignor's qualified name (``streams:sticky``).
 STREAMS_PREFIX = "streams:"
+#: The kinds of task a Streams member holds (KIP-1071), in the order Kafka lists them.
+TASK_KINDS = ("active", "standby", "warmup")
 
 #: A task: (sub-topology id, partition).
 TaskId = tuple[str, int]
@@ -90,7 +93,7 @@ class MemberTasks:
     warmup: tuple[TaskId, ...] = ()
 
     def __post_init__(self) -> None:
-        for kind in ("active", "standby", "warmup"):
+        for kind in TASK_KINDS:
             object.__setattr__(self, kind, _tasks(getattr(self, kind)))
 
 

@@ -293,9 +293,8 @@ SHARED_NAMES = {
     "assign", "decode_user_data", "on_assignment", "subscription_metadata",
     "register", "run", "main", "assignors",
     # not yet one name per idea
-    "BATCH", "COLUMNS", "KINDS", "SOURCE", "Broker", "BrokerError", "GroupState",
-    "StreamsMember", "decode_subscription", "disagreement", "find_java", "group_detail",
-    "group_snapshot", "scenarios", "snapshot_to_dict",
+    "BATCH", "COLUMNS", "Broker", "GroupState", "StreamsMember", "disagreement", "find_java",
+    "group_detail", "group_snapshot", "scenarios",
 }
 
 
