@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..cluster.config import ClientConfig, RedactingFilter, read_client_config
 from ..cluster.fleet import GroupVerdict, Inspection, inspect_cluster
+from ..cluster.group_records import READ_BUDGET_S
 from ..cluster.reader import GROUP_TYPES, GroupFilter
 from ..errors import BrokerError, InputError
 from ..snapshot import snapshot_to_dict
@@ -87,6 +88,12 @@ def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated group types (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
                         help="give up on the cluster after this many seconds (default: 10)")
+    parser.add_argument("--generation-timeout", type=float, default=READ_BUDGET_S,
+                        metavar="S",
+                        help="seconds for reading classic groups' generations from "
+                        "__consumer_offsets (default: %(default)g; 0: not read). A partition "
+                        "not read to its end by then leaves its groups' generations unknown "
+                        "(null), said in one note that changes no exit status")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="log the client's connection steps to stderr (secrets masked)")
 
@@ -101,6 +108,8 @@ def cluster_settings(args: argparse.Namespace) -> tuple[ClientConfig, GroupFilte
                                f"expected {', '.join(GROUP_TYPES)}", "--type")
     if args.timeout <= 0:
         raise CommandLineError("expected seconds > 0", "--timeout")
+    if args.generation_timeout < 0:
+        raise CommandLineError("expected seconds >= 0", "--generation-timeout")
     wanted = GroupFilter(",".join(args.group) if args.group else None, types)
     for item in wanted.items:
         import re
@@ -137,7 +146,8 @@ def _run(args: argparse.Namespace) -> int:
     config, wanted = cluster_settings(args)
     writable_outputs(args.out, args.html)
     try:
-        inspection = inspect_cluster(args.bootstrap_server, config, wanted, args.timeout)
+        inspection = inspect_cluster(args.bootstrap_server, config, wanted, args.timeout,
+                                     generation_budget_s=args.generation_timeout)
     except BrokerError as exc:
         raise InputError(config.redact(str(exc)), "--bootstrap-server") from None
     if inspection.missing and not inspection.verdicts:
@@ -186,7 +196,11 @@ def writable_outputs(out: Path | None, html: Path | None) -> None:
 
 
 def _said(inspection: Inspection) -> int:
-    """Notices and unreadable groups on stderr, one line each; exit 1 when there was any."""
+    """Notices and unreadable groups on stderr, one line each; exit 1 when there was any.
+    Notes (what was left unknown on purpose: generations beyond their budget) are said as
+    notes and change no exit status."""
+    for line in inspection.read.notes:
+        print(f"assignframe: note: {line}", file=sys.stderr)
     lines = [*inspection.read.notices, *inspection.unreadable,
              *(f"no such group {group_id!r} (--group)" for group_id in inspection.missing)]
     for line in lines:
@@ -232,7 +246,8 @@ def write_inspection(out: Path | None, html: Path | None, inspection: Inspection
                 f.write(json.dumps(snapshot_to_dict(snapshot)) + "\n")
         document = {"bootstrap": inspection.read.bootstrap,
                     "observed_at": inspection.read.observed_at,
-                    "notices": inspection.read.notices, "requests": inspection.requests,
+                    "notices": inspection.read.notices, "notes": inspection.read.notes,
+                    "requests": inspection.requests,
                     "groups": [v.as_dict() for v in inspection.verdicts]}
         (folder / "verdicts.json").write_text(json.dumps(document, indent=1) + "\n",
                                               encoding="utf-8")

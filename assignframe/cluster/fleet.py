@@ -22,7 +22,7 @@ from ..audit.streams_migration import is_classic_streams, streams_migration
 from ..metrics import lag_per_member
 from ..snapshot import GroupSnapshot, snapshot_to_dict
 from .config import ClientConfig
-from .group_records import GroupMetadataLog
+from .group_records import READ_BUDGET_S, GroupMetadataLog
 from .groups import (
     NOT_SNAPSHOTTED,
     group_snapshot,
@@ -114,15 +114,22 @@ class Inspection:
 
 
 def inspect_cluster(bootstrap: str, config: ClientConfig, wanted: GroupFilter,
-                    timeout_s: float, context: AuditContext | None = None) -> Inspection:
-    """Connect, read one pass, judge every group (see the module's docstring)."""
+                    timeout_s: float, context: AuditContext | None = None,
+                    generation_budget_s: float = READ_BUDGET_S) -> Inspection:
+    """Connect, read one pass, judge every group (see the module's docstring).
+
+    :param generation_budget_s: seconds for reading classic generations from
+        ``__consumer_offsets`` (:class:`GroupMetadataLog`); 0: they are not read (unknown)
+    """
     transport = Transport(bootstrap, config, timeout_s)
-    group_log = GroupMetadataLog(bootstrap, config, timeout_s)
+    group_log = GroupMetadataLog(bootstrap, config, timeout_s, generation_budget_s) \
+        if generation_budget_s > 0 else None
     try:
         read = read_cluster(transport, wanted, group_log)
     finally:
         transport.close()
-        group_log.close()
+        if group_log is not None:
+            group_log.close()
     missing = [g.group_id for g in read.groups if absent(g)]
     return Inspection(read, verdicts(read, context), transport.requests_per_api(), missing)
 

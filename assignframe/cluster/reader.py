@@ -25,7 +25,7 @@ import assignframe_codec as codec
 
 from ..model import TopicPartition
 from .apis import API_VERSIONS_BOOTSTRAP, ApiSupport, error_code
-from .group_records import GroupMetadataLog, RecordedGroup
+from .group_records import GroupMetadataLog, RecordedGroup, offsets_partition
 from .share_offsets import read_share_offsets
 from .transport import Broker, Transport, TransportError
 
@@ -102,7 +102,11 @@ class ClusterRead:
     replica_racks: dict[TopicPartition, tuple[str, ...]] = field(default_factory=dict)
     end_offsets: dict[TopicPartition, int] = field(default_factory=dict)
     groups: list[GroupRead] = field(default_factory=list)
+    #: what could not be read (exit 1 in inspect)
     notices: list[str] = field(default_factory=list)
+    #: what was left unknown on purpose, e.g. generations not read within their budget (no
+    #: exit status of its own)
+    notes: list[str] = field(default_factory=list)
 
 
 class _Pass:
@@ -342,16 +346,26 @@ def _batches(items: Sequence[Any], size: int) -> Iterable[list[Any]]:
 
 def _recorded(run: _Pass, groups: dict[str, GroupRead], group_log: GroupMetadataLog) -> None:
     """Each classic group's last GroupMetadataValue (read after the describe, so a Stable
-    group's record is already written)."""
+    group's record is already written). The read has a budget of its own: a partition not read
+    to its end in it leaves its groups' generations unknown, said in one note (the generation
+    is optional: the rest of the pass stands); a read that fails is a notice."""
     classic = [g.group_id for g in groups.values() if g.group_type == "classic"]
     if not classic:
         return
     group_log.refresh(classic, run.read.partitions.get(codec.OFFSETS_TOPIC),
                       run.transport.listener)
     if group_log.problem:
-        run.read.notices.append(f"{group_log.problem}: classic generations are unknown")
+        run.read.notices.append(f"{group_log.problem}: classic generations are unknown "
+                                "(--generation-timeout 0 does not read them)")
+    elif group_log.unread:
+        partitions = run.read.partitions[codec.OFFSETS_TOPIC]
+        unknown = [g for g in classic if offsets_partition(g, partitions) in group_log.unread]
+        run.read.notes.append(
+            f"classic generations unknown for {len(unknown)} of {len(classic)} group(s): "
+            f"{len(group_log.unread)} partition(s) of {codec.OFFSETS_TOPIC} not read to their "
+            f"end within {group_log.budget_s:g} s (--generation-timeout)")
     for group_id in classic:
-        groups[group_id].recorded = group_log.groups.get(group_id)
+        groups[group_id].recorded = group_log.recorded(group_id)
 
 
 # --------------------------------------------------------------------------- offsets
