@@ -59,7 +59,8 @@ class GroupVerdict:
     member_ids: list[str] = field(default_factory=list)
     #: records behind over the partitions with a committed offset (None: no lag known)
     lag: int | None = None
-    #: member id -> lag of the partitions it owns that have a committed offset
+    #: member id -> lag of the partitions it owns that have a committed offset (a member
+    #: owning partitions none of which has one is left out: its lag is not known)
     member_lag: dict[str, int] | None = None
     #: a rebalancing classic group: member id -> the partitions (``t-p``) it holds now
     held: dict[str, list[str]] | None = None
