@@ -83,7 +83,8 @@ class GroupRead:
     problems: list[str] = field(default_factory=list)
     #: classic: the group's last GroupMetadataValue in __consumer_offsets (its generation)
     recorded: RecordedGroup | None = None
-    #: False for a group asked for by id that ListGroups did not list
+    #: False for a group asked for by id, or known from before (``known``), that ListGroups
+    #: did not list
     listed: bool = True
     #: share groups: partition -> (start offset, lag) as DescribeShareGroupOffsets said (-1:
     #: unknown); None when not read (see share_offsets_error)
@@ -166,7 +167,8 @@ def read_cluster(transport: Transport, wanted: GroupFilter = GroupFilter(),
     :param known: groups to read even when ListGroups does not list them (id -> type, None:
         not known), so a group is said to be gone only when its coordinator says so: a broker
         that is not (yet) coordinator of a partition leaves its groups out of ListGroups
-        without an error (Kafka 4.1 just after a restart)
+        without an error (Kafka 4.1 just after a restart); one its coordinator does not know
+        either is :func:`~assignframe.cluster.fleet.absent` (gone)
     """
     read = ClusterRead(transport.bootstrap, time.time())
     run = _Pass(transport, read)
@@ -174,7 +176,7 @@ def read_cluster(transport: Transport, wanted: GroupFilter = GroupFilter(),
     groups = _list_groups(run, wanted)
     for group_id, group_type in (known or {}).items():
         if group_id not in groups and wanted.wants(group_id, group_type):
-            groups[group_id] = GroupRead(group_id, group_type)
+            groups[group_id] = GroupRead(group_id, group_type, listed=False)
     _find_coordinators(run, groups)
     _describe(run, groups)
     if group_log is not None:

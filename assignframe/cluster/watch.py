@@ -137,7 +137,8 @@ def _poll(transport: Transport, wanted: GroupFilter, options: WatchOptions, hist
     """One poll's events and metrics; the pass's notes (what it left unknown on purpose)."""
     known = {g: s.group_type for g, s in history.last.items() if s.state != "Vanished"}
     read = read_cluster(transport, wanted, group_log, known)
-    judged = verdicts(read, context)
+    judged = verdicts(read, context)  # none for an absent group: unlisted, and not known to
+    # its coordinator (Dead, or GROUP_ID_NOT_FOUND: a deleted share or Streams group), so gone
     now = read.observed_at
     seen = set()
     for verdict in judged:
