@@ -13,12 +13,21 @@ from pathlib import Path
 
 from ..cluster.config import ClientConfig, RedactingFilter, read_client_config
 from ..cluster.fleet import GroupVerdict, Inspection, inspect_cluster
+from ..cluster.group_problems import PROBLEM_KINDS
 from ..cluster.group_records import READ_BUDGET_S
 from ..cluster.reader import GROUP_TYPES, GroupFilter
 from ..errors import BrokerError, InputError
 from ..snapshot import snapshot_to_dict
 from ._common import CommandLineError, add_command, checked_bootstrap, console, print_json
-from .inspect_view import FORMATS, GROUP_STATES, parse_states, print_details, print_rows, shown
+from .inspect_view import (
+    FORMATS,
+    GROUP_STATES,
+    parse_problem_kinds,
+    parse_states,
+    print_details,
+    print_rows,
+    shown,
+)
 
 __all__ = ["add_cluster_arguments", "cluster_settings", "print_inspection", "register",
            "write_inspection"]
@@ -55,10 +64,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--state", action="append", metavar="STATES",
                         help="only groups in these states (comma-separated, repeatable): "
                         + ", ".join(GROUP_STATES))
-    parser.add_argument("--problem", action="append", default=[], metavar="WORDS",
-                        help="only groups whose problems name one of these words (comma-"
-                        "separated, repeatable; e.g. unowned, idle, reconciling, rebalancing, "
-                        "unreadable, lag; 'any': any problem)")
+    parser.add_argument("--problem", action="append", default=[], metavar="KINDS",
+                        help="only groups with a problem of one of these kinds (comma-"
+                        "separated, repeatable; the same for every group type): "
+                        + ", ".join(PROBLEM_KINDS) + "; 'any': any problem")
     parser.add_argument("--format", choices=FORMATS, metavar="FORMAT",
                         help="table (default on a terminal), plain (default when piped: "
                         "aligned columns), tsv or csv (a header, one row per group: problems, "
@@ -142,6 +151,7 @@ def _logging(config: ClientConfig, verbose: bool) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     states = parse_states(args.state)
+    kinds = parse_problem_kinds(args.problem)
     form = args.format or ("table" if console().is_terminal else "plain")
     config, wanted = cluster_settings(args)
     writable_outputs(args.out, args.html)
@@ -155,7 +165,7 @@ def _run(args: argparse.Namespace) -> int:
                          "cluster does not list it and its coordinator does not know it "
                          "(ids are exact; a regular expression such as 'orders.*' matches "
                          "several)", "--group")
-    rows = shown(inspection, states, args.problem)
+    rows = shown(inspection, states, kinds)
     if args.detail:
         _print_details(inspection, rows, args.json, form)
     elif args.json:
