@@ -36,6 +36,7 @@ from operator import attrgetter
 from typing import Any
 
 from .model import Cluster, GroupAssignment, GroupSubscription, TopicPartition
+from .movement import OwnershipChanges, movement, ownership_changes  # part of this surface
 
 __all__ = [
     "OwnershipChanges",
@@ -264,88 +265,6 @@ def _no_improving_move(
         if any(least_loaded_subscriber.get(t, ceiling + 1) <= ceiling for t in topics_held):
             return False
     return True
-
-
-def movement(previous: GroupAssignment, current: GroupAssignment) -> tuple[int, int]:
-    """(kept, moved): partitions a member keeps from the previous round, and partitions that
-    were assigned in the previous round and now belong to a different member."""
-    previously_assigned, before_per_member = _previous_sets(previous)
-    kept = moved = 0
-    for member_id, assigned in current.assignments.items():
-        before = before_per_member.get(member_id)
-        # (now - before) & all_before == (now & all_before) - (now & before): before is a subset.
-        kept_here = len(before.intersection(assigned.partitions)) if before else 0
-        kept += kept_here
-        moved += len(previously_assigned.intersection(assigned.partitions)) - kept_here
-    return kept, moved
-
-
-@dataclass(frozen=True)
-class OwnershipChanges:
-    """What an assignment did to the previous one, partition by partition: the pairs
-    :func:`movement` counts (``len(kept), len(moved)`` are its result), and the partitions
-    that lost or gained every owner. A partition with several owners gives one entry per owner.
-
-    :param kept: ``(partition, member)``: the member owned it before and owns it now
-    :param moved: ``(partition, from, to)``: ``to`` owns a partition others owned before;
-        ``from`` is a previous owner that lost it (the first one when none lost it)
-    :param revoked: ``(partition, from)``: owned before, by nobody now
-    :param added: ``(partition, to)``: owned by nobody before
-    """
-
-    kept: tuple[tuple[TopicPartition, str], ...]
-    moved: tuple[tuple[TopicPartition, str, str], ...]
-    revoked: tuple[tuple[TopicPartition, str], ...]
-    added: tuple[tuple[TopicPartition, str], ...]
-
-
-def ownership_changes(
-    previous: GroupAssignment | None, current: GroupAssignment
-) -> OwnershipChanges:
-    """:class:`OwnershipChanges` from ``previous`` (None: nothing was owned) to ``current``."""
-    before = _owners(previous) if previous is not None else {}
-    after = _owners(current)
-    kept, moved, revoked, added = [], [], [], []
-    for tp in sorted(before.keys() | after.keys()):
-        old, new = before.get(tp, ()), after.get(tp, ())
-        if not new:
-            revoked += [(tp, member) for member in old]
-        elif not old:
-            added += [(tp, member) for member in new]
-        else:
-            lost = [member for member in old if member not in new] or list(old)
-            kept += [(tp, member) for member in new if member in old]
-            moved += [(tp, lost[0], member) for member in new if member not in old]
-    return OwnershipChanges(tuple(kept), tuple(moved), tuple(revoked), tuple(added))
-
-
-def _owners(assignment: GroupAssignment) -> dict[TopicPartition, dict[str, None]]:
-    """partition -> its owners, in member order (a member listing it twice owns it once)."""
-    owners: dict[TopicPartition, dict[str, None]] = {}
-    for member_id, assigned in assignment.assignments.items():
-        for tp in assigned.partitions:
-            owners.setdefault(tp, {})[member_id] = None
-    return owners
-
-
-_PreviousSets = tuple[frozenset[TopicPartition], dict[str, frozenset[TopicPartition]]]
-_previous_cache: tuple[GroupAssignment, _PreviousSets] | None = None
-
-
-def _previous_sets(previous: GroupAssignment) -> _PreviousSets:
-    """Every partition of ``previous``, and each member's, as sets. The last result is kept
-    (with a reference to ``previous``, so its identity stays unique; one tuple, swapped whole):
-    an audit compares every strategy's replay with the same current assignment."""
-    global _previous_cache
-    cache = _previous_cache
-    if cache is not None and cache[0] is previous:
-        return cache[1]
-    sets = (
-        frozenset(_all_partitions(previous)),
-        {m: frozenset(a.partitions) for m, a in previous.assignments.items()},
-    )
-    _previous_cache = (previous, sets)
-    return sets
 
 
 def lag_per_member(

@@ -46,7 +46,6 @@ from .model import (
 )
 from .snapshot_schema import (
     COMPATIBLE_SCHEMAS,
-    GROUP_TYPES,
     MEMBER_FIELDS,
     MEMBER_TYPES,
     SNAPSHOT_FIELDS,
@@ -54,6 +53,7 @@ from .snapshot_schema import (
     as_row,
     bytes_from_hex,
     column,
+    group_type_of,
     hex_or_none,
     int_or,
     lags_from_lists,
@@ -66,7 +66,7 @@ from .snapshot_schema import (
 )
 
 __all__ = [
-    "CapturedMember", "GROUP_TYPES", "GroupSnapshot", "MEMBER_FIELDS", "MEMBER_TYPES",
+    "CapturedMember", "GroupSnapshot", "MEMBER_FIELDS", "MEMBER_TYPES",
     "MalformedSnapshot", "MemberInfo", "MemberWire", "SNAPSHOT_FIELDS", "SNAPSHOT_SCHEMA",
     "read_snapshot", "snapshot_from_wire", "snapshot_metrics", "snapshot_to_dict",
 ]  # fmt: skip
@@ -363,7 +363,7 @@ def read_snapshot(raw: Mapping[str, Any] | str) -> GroupSnapshot:
         notes=tuple(merge_notes(row.get("notes") or [], read.notes + cluster_notes)),
         leader=text_or_none(row.get("leader")),
         wire=read.wire,
-        group_type=_group_type(row.get("group_type")),
+        group_type=group_type_of(row.get("group_type")),
         group_state=text_or_none(row.get("group_state")),
         member_info=read.info,
         target=GroupAssignment(read.target) if read.target else None,
@@ -371,14 +371,6 @@ def read_snapshot(raw: Mapping[str, Any] | str) -> GroupSnapshot:
         assignor=text_or_none(row.get("assignor")),
         observed_at=number_or_none(row.get("observed_at")),
     )
-
-
-def _group_type(value: Any) -> str:
-    if value is None:
-        return "classic"  # files written before the consumer protocol was read
-    if value not in GROUP_TYPES:
-        raise MalformedSnapshot(f"group_type {value!r} is not one of {', '.join(GROUP_TYPES)}")
-    return str(value)
 
 
 @dataclass

@@ -18,6 +18,7 @@ from .model import TopicPartition
 __all__ = [
     "ASSIGNMENT_FIELDS",
     "GROUP_TYPES",
+    "SNAPSHOT_GROUP_TYPES",
     "MEMBER_FIELDS",
     "MEMBER_TYPES",
     "SNAPSHOT_FIELDS",
@@ -26,6 +27,7 @@ __all__ = [
     "as_row",
     "bytes_from_hex",
     "column",
+    "group_type_of",
     "hex_or_none",
     "int_or",
     "lags_from_lists",
@@ -48,8 +50,11 @@ COMPATIBLE_SCHEMAS = (SNAPSHOT_SCHEMA, "assignframe.decode.snapshot/1", None)
 MEMBER_TYPES = ("classic", "consumer")
 
 
-#: The kinds of group a snapshot can hold (see :class:`~assignframe.snapshot.GroupSnapshot`).
-GROUP_TYPES = ("classic", "consumer")
+#: Every type of group Kafka has (ListGroups' GroupType, KIP-848, KIP-932, KIP-1071).
+GROUP_TYPES = ("classic", "consumer", "share", "streams")
+#: The types of group a snapshot models (:class:`~assignframe.snapshot.GroupSnapshot`): members
+#: holding partitions. Share and Streams groups are judged from their describe.
+SNAPSHOT_GROUP_TYPES = ("classic", "consumer")
 
 
 #: A serialized value's type: a name below, or ("struct", fields) / ("list", fields) of nested
@@ -103,8 +108,24 @@ SNAPSHOT_FIELDS: tuple[tuple[str, FieldType], ...] = (
 # -- what snapshot_to_dict writes ---------------------------------------------------------------
 
 
+def group_type_of(value: Any) -> str:
+    """A snapshot's ``group_type`` field: one of :data:`SNAPSHOT_GROUP_TYPES`; absent means
+    classic (files written before the consumer protocol was read).
+
+    :raises MalformedSnapshot: any other value
+    """
+    if value is None:
+        return "classic"
+    if value not in SNAPSHOT_GROUP_TYPES:
+        raise MalformedSnapshot(
+            f"group_type {value!r} is not one of {', '.join(SNAPSHOT_GROUP_TYPES)}"
+        )
+    return str(value)
+
+
 def hex_or_none(data: bytes | None) -> str | None:
-    return None if data is None else data.hex()
+    """Bytes (or a memoryview of them) as hex; None stays None."""
+    return None if data is None else bytes(data).hex()
 
 
 def pairs(partitions: tuple[TopicPartition, ...]) -> list[list[Any]]:

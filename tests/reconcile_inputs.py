@@ -15,8 +15,8 @@ import random
 from hypothesis import strategies as st
 
 from assignframe.javaorder import Uuid
+from assignframe.kip848.reconcile import ConsumerGroupMember, ConsumerMemberState, Heartbeat
 from assignframe.model import TopicPartition
-from assignframe.rebalance.reconcile import ConsumerGroupMember, ConsumerMemberState, Heartbeat
 
 NAMES = ["orders", "payments", "logs.app", "gone"]
 #: UNKNOWN (a state from a newer coordinator) is rare, as it is fenced unless owned is empty.

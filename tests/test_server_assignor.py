@@ -148,8 +148,8 @@ def test_plugin_manager_finds_server_assignors_through_the_hook(pm):
 
 # -- the builder dispatch, and the one validity check ----------------------------------------------
 
+from assignframe.kip848.validity import validate_server_assignment  # noqa: E402
 from assignframe.server_assignor import SubscriptionTypeAssignor  # noqa: E402
-from assignframe.server_validity import validate_server_assignment  # noqa: E402
 
 
 class Recording(SubscriptionTypeAssignor):

@@ -22,9 +22,9 @@ import random
 
 import assignframe_codec as codec
 
+from ..kip848.group import target_assignment
 from ..model import GroupAssignment, Member, MemberAssignment
 from ..plugins import PluginManager
-from ..rebalance.consumer_group import target_assignment
 from ..snapshot import GroupSnapshot, MemberInfo, MemberWire
 
 __all__ = ["dress"]

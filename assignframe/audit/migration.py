@@ -12,10 +12,10 @@
   owner while the converted group's members reconcile toward the target heartbeat by heartbeat
   by Kafka's rules (each keeping its Assignment, at the generation as epoch; Java clients
   heartbeating every ``group.consumer.heartbeat.interval.ms``, the broker's default 5 s:
-  :func:`~assignframe.rebalance.consumer_group.predict_handover`). For a refused group the
+  :func:`~assignframe.kip848.group.predict_handover`). For a refused group the
   prediction is what would happen once the causes are fixed, and is marked so (``hypothetical``).
 
-The rules are :mod:`assignframe.rebalance.consumer_group`'s; this module only applies them to a
+The rules are :mod:`assignframe.kip848.group`'s; this module only applies them to a
 snapshot.
 """
 
@@ -27,10 +27,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..metrics import metrics_record
-from ..model import GroupAssignment, GroupSubscription, Member, MemberAssignment
-from ..plugins.manager import PluginManager
-from ..rebalance.consumer_group import (
+from ..kip848.convergence import JAVA_CLIENT, ClientBehaviour
+from ..kip848.group import (
     DEFAULT_SERVER_ASSIGNORS,
     choose_server_assignor,
     converted_members,
@@ -40,7 +38,9 @@ from ..rebalance.consumer_group import (
     target_from_spec,
     upgrade_refusal,
 )
-from ..rebalance.convergence import JAVA_CLIENT, ClientBehaviour
+from ..metrics import metrics_record, ownership_changes
+from ..model import GroupAssignment, GroupSubscription, Member, MemberAssignment
+from ..plugins.manager import PluginManager
 from ..server_assignor import ServerGroupSpec, server_name
 from ..snapshot import GroupSnapshot
 from .clients import GroupClients
@@ -261,20 +261,21 @@ def predict_join(
 ) -> dict[str, Any]:
     """The online upgrade as the broker makes it happen: consumer-protocol members ``joining``
     (member id -> subscribed topics) join the classic group of ``snapshot``. The coordinator
-    refuses (:func:`~assignframe.rebalance.consumer_group.upgrade_refusal`), or converts the group
+    refuses (:func:`~assignframe.kip848.group.upgrade_refusal`), or converts the group
     (every classic member kept, bridged, with its Assignment, at the generation as epoch), bumps
     the epoch for the join and computes one target for all members with ``assignor`` (default:
     the one the joining members would name, else the broker's default).
 
     :returns: ``refusal`` (None when converted), ``assignor``, ``target`` (a GroupAssignment, None
-        when refused), ``moved`` (partition -> (previous owner or None, new owner), for every
-        partition whose owner changes) and ``handover`` (:func:`predicted_handover`'s numbers)
+        when refused), ``moved`` (partition -> (previous owner, new owner): a hand-over),
+        ``added`` (partition -> new owner: nobody owned it; :mod:`assignframe.movement`) and
+        ``handover`` (:func:`predicted_handover`'s numbers)
     """
     refusal = upgrade_refusal(snapshot.current)
     name = assignor or choose_server_assignor([])
     if refusal is not None:
         return {"refusal": refusal, "assignor": name, "target": None, "moved": {},
-                "handover": None}
+                "added": {}, "handover": None}
     converted = _converted(snapshot)
     members = dict(converted.members)
     members.update({m: Member(m, tuple(topics)) for m, topics in joining.items()})
@@ -285,11 +286,13 @@ def predict_join(
     played = predict_handover(group, members_before, converted.current, target, epoch + 1,
                               behaviour)
     unowned = [h.unowned_ms for h in played.handovers]
+    changes = ownership_changes(converted.current, target)
     return {
         "refusal": None,
         "assignor": name,
         "target": target,
-        "moved": {h.partition: (h.previous_owner, h.new_owner) for h in played.handovers},
+        "moved": {tp: (before, after) for tp, before, after in changes.moved},
+        "added": {tp: after for tp, after in changes.added},
         "handover": {"heartbeats": played.heartbeats, "max_unowned_ms": max(unowned, default=0),
                      "revoking_members": len(played.revoked)},
     }

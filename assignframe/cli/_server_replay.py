@@ -67,8 +67,9 @@ def _print_table(replay: ServerReplay) -> None:
             str(result.round.index),
             result.round.event,
             str(metrics["members"]),
-            f"{metrics['partitions_assigned']} ({metrics['min']}-{metrics['max']})",
-            str(metrics["moved"]),
+            f"{metrics['partitions_assigned']} "
+            f"({metrics['min_partitions']}-{metrics['max_partitions']})",
+            str(metrics["partitions_moved"]),
             java,
             "valid" if not result.violations else "INVALID: " + "; ".join(result.violations),
         )

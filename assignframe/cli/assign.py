@@ -15,10 +15,10 @@ from rich.table import Table
 
 from ..audit.balance import least_balance_score
 from ..errors import UnknownStrategyError
+from ..kip848.group import target_assignment
 from ..metrics import RoundMetrics, round_metrics
 from ..model import GroupAssignment, GroupSubscription
 from ..plugins.manager import PluginManager, get_plugin_manager
-from ..rebalance.consumer_group import target_assignment
 from ..replay.groupfile import GroupFile, group_subscription, read_group_file
 from ..server_assignor import SERVER_PREFIX
 from ._common import (

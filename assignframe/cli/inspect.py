@@ -15,9 +15,10 @@ from ..cluster.config import ClientConfig, RedactingFilter, read_client_config
 from ..cluster.fleet import GroupVerdict, Inspection, inspect_cluster
 from ..cluster.group_problems import PROBLEM_KINDS
 from ..cluster.group_records import READ_BUDGET_S
-from ..cluster.reader import GROUP_TYPES, GroupFilter
+from ..cluster.reader import GroupFilter
 from ..errors import BrokerError, InputError
 from ..snapshot import snapshot_to_dict
+from ..snapshot_schema import GROUP_TYPES
 from ._common import CommandLineError, add_command, checked_bootstrap, console, print_json
 from .inspect_view import (
     FORMATS,

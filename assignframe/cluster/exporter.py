@@ -23,7 +23,7 @@ Gauges describe the last poll; counters add up over the watch. Names and labels 
 ``assignframe_groups_vanished_total``                    groups that were no longer listed
 ``assignframe_up``                                       1 when the last poll read the cluster
 ``assignframe_last_successful_poll_timestamp_seconds``   when a poll last read the cluster
-``assignframe_partitions_moved_total{group}``            partitions that changed owner
+``assignframe_partitions_moved_total{group}``            partitions handed to another member
 ``assignframe_scrape_errors_total{api}``                 failed polls, by the API that failed
 ``assignframe_polls_total``                              polls done
 ======================================================  ==================================
@@ -124,7 +124,7 @@ class WatchMetrics:
         yield from per_member.values()
         for name, doc, counts, label in (
                 ("rebalances", "epoch or generation changes seen", self.rebalances, "group"),
-                ("partitions_moved", "partitions that changed owner", self.moved, "group"),
+                ("partitions_moved", "partitions handed to another member", self.moved, "group"),
                 ("scrape_errors", "failed polls by the API that failed", self.errors, "api")):
             family = CounterMetricFamily(f"assignframe_{name}", doc, labels=[label])
             for key, n in sorted(counts.items()):

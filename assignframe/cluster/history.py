@@ -7,11 +7,13 @@ never says the same change twice. A torn last line (the watch was killed mid-wri
 with one warning and cut off, so the file stays valid JSON lines.
 
 Events (docs/cluster.md lists their fields): ``seen`` (first poll of a group), ``epoch``
-(generation or group epoch changed), ``state``, ``joined``, ``left``, ``moved`` (partitions from
-whom to whom), ``settled`` (stable and fully reconciled again: seconds since the first change),
-``stuck`` (not settled for longer than the threshold), ``unreadable``, ``vanished``. Share
-groups' owners are a partition's holders (comma-separated: several members may share one);
-Streams groups' are active tasks (``0_1``), so ``moved`` says which task went where.
+(generation or group epoch changed), ``state``, ``joined``, ``left``, ``moved`` (partitions a
+member holds that another held before), ``added`` (held by nobody before), ``revoked`` (held by
+nobody now) as :mod:`assignframe.movement` defines them, ``settled`` (stable and fully
+reconciled again: seconds since the first change), ``stuck`` (not settled for longer than the
+threshold), ``unreadable``, ``vanished``. Share groups' owners are a partition's holders
+(comma-separated: several members may share one); Streams groups' are active tasks (``0_1``), so
+``moved`` says which task went where.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..jsonview import loads
+from ..movement import holder_changes
 from .fleet import GroupVerdict
 from .groups import REBALANCING
 
@@ -168,12 +171,23 @@ def _differences(before: GroupState, after: GroupState) -> list[dict[str, Any]]:
     old, new = _members(before), _members(after)
     events += [{"event": "joined", "member_id": m} for m in sorted(new - old)]
     events += [{"event": "left", "member_id": m} for m in sorted(old - new)]
-    moved = [[p, before.owners.get(p), after.owners.get(p)]
-             for p in sorted(set(before.owners) | set(after.owners))
-             if before.owners.get(p) != after.owners.get(p)]
-    if moved:
-        events.append({"event": "moved", "partitions": moved})
+    changes = holder_changes(_held(before), _held(after))
+    if changes.moved:
+        events.append({"event": "moved", "partitions": [list(m) for m in changes.moved]})
+    if changes.added:
+        events.append({"event": "added", "partitions": [list(a) for a in changes.added]})
+    if changes.revoked:
+        events.append({"event": "revoked", "partitions": [list(r) for r in changes.revoked]})
     return events
+
+
+def _held(state: GroupState) -> dict[str, list[str]]:
+    """Member -> what it holds (a share partition's holders are comma-separated)."""
+    held: dict[str, list[str]] = {}
+    for item, owner in state.owners.items():
+        for member in owner.split(",") if state.group_type == "share" else (owner,):
+            held.setdefault(member, []).append(item)
+    return held
 
 
 def _members(state: GroupState) -> set[str]:
@@ -183,8 +197,8 @@ def _members(state: GroupState) -> set[str]:
 
 
 def _holders(state: GroupState) -> set[str]:
-    """Every member holding something (a share partition's holders are comma-separated)."""
-    return {m for owner in state.owners.values() for m in owner.split(",")}
+    """Every member holding something."""
+    return set(_held(state))
 
 
 class History:

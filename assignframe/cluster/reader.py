@@ -24,6 +24,7 @@ from typing import Any
 import assignframe_codec as codec
 
 from ..model import TopicPartition
+from ..snapshot_schema import GROUP_TYPES
 from .apis import API_VERSIONS_BOOTSTRAP, ApiSupport, error_code
 from .group_records import GroupMetadataLog, RecordedGroup, offsets_partition
 from .share_offsets import read_share_offsets
@@ -31,7 +32,6 @@ from .transport import Broker, Transport, TransportError
 
 __all__ = ["ClusterRead", "GroupFilter", "GroupRead", "read_cluster"]
 
-GROUP_TYPES = ("classic", "consumer", "share", "streams")
 #: groups per DescribeGroups / ConsumerGroupDescribe / OffsetFetch request
 BATCH = 100
 _RETRIABLE = {error_code(n) for n in ("NOT_COORDINATOR", "COORDINATOR_NOT_AVAILABLE",

@@ -17,21 +17,17 @@ import assignframe_codec as codec
 
 from ..errors import AssignframeError
 from ..plugins.manager import PluginManager, get_plugin_manager
+from ..snapshot_schema import hex_or_none
 
 __all__ = [
     "decode_assignment",
     "decode_subscription",
-    "hex_or_none",
     "read_assignment",
     "read_subscription",
     "read_user_data",
 ]
 
 NO_READER = "no installed strategy reads it"
-
-
-def hex_or_none(data: bytes | None) -> str | None:
-    return None if data is None else bytes(data).hex()
 
 
 def _pairs(groups: Any) -> list[list[Any]]:

@@ -12,7 +12,7 @@ it) becomes a :class:`~assignframe.snapshot.GroupSnapshot` with ``group_type="co
 Topic ids are named from the capture's Metadata responses (ids stay when unknown).
 
 Every answered heartbeat is checked against the coordinator's own rules
-(:func:`assignframe.rebalance.reconcile.observe_heartbeat`): an answer Kafka's coordinator could
+(:func:`assignframe.kip848.reconcile.observe_heartbeat`): an answer Kafka's coordinator could
 not have given (a new epoch or new partitions while the member still owned partitions it had to
 revoke, an epoch going back, a heartbeat it would have fenced) is an ``impossible`` event with
 the reason.
@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..kip848.reconcile import ObservedMember, observe_heartbeat
 from ..model import Cluster, GroupAssignment, Member, TopicPartition
-from ..rebalance.reconcile import ObservedMember, observe_heartbeat
 from ..snapshot import GroupSnapshot, MemberInfo
 from .apis import Message
 from .timeline import error_name

@@ -23,7 +23,7 @@ from typing import Any
 import assignframe_codec as codec
 from assignframe_codec.registry import RECORD_KINDS, message_codec
 
-from .consumer import hex_or_none, read_assignment, read_subscription
+from .consumer import read_assignment, read_subscription
 
 __all__ = [
     "BODY_KINDS",
@@ -377,4 +377,4 @@ def decode_payload(
     return result
 
 
-__all__ += ["hex_or_none", "jsonable"]
+__all__ += ["jsonable"]

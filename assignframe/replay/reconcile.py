@@ -23,13 +23,13 @@ from typing import IO, Any
 from ..errors import FencedMemberEpochError, InputError
 from ..javaorder import Uuid, java_string_key
 from ..jsonview import loads
-from ..model import TopicPartition
-from ..rebalance.reconcile import (
+from ..kip848.reconcile import (
     ConsumerGroupMember,
     ConsumerMemberState,
     Heartbeat,
     reconcile_member,
 )
+from ..model import TopicPartition
 
 __all__ = [
     "FENCED_CLASS",

@@ -9,7 +9,7 @@ A round's topic map is the last one given (a round carries ``topics`` only when 
 
 :func:`server_rounds` turns a scenario into :class:`ServerRound` inputs; :func:`chained_rounds`
 feeds them with the assignor's own previous results instead (the coordinator's record round trip
-is :mod:`assignframe.rebalance.server_chain`);
+is :mod:`assignframe.kip848.chain`);
 :func:`replay_server_scenario` runs an assignor on each and says, per round, whether the result
 equals Java's and what in it breaks the assignor's contract (:func:`contract_violations`: Java
 really returns such results; the replay reproduces them and says so).
@@ -30,8 +30,11 @@ from typing import IO, Any
 from ..errors import ScenarioError
 from ..javaorder import Uuid, java_string_key
 from ..jsonview import loads
+from ..kip848.chain import Current, target_after
+from ..kip848.validity import validate_server_assignment
 from ..metrics import balance_score
-from ..rebalance.server_chain import Current, target_after
+from ..model import TopicPartition
+from ..movement import OwnershipChanges, holder_changes
 from ..server_assignor import (
     ServerAssignment,
     ServerAssignor,
@@ -39,7 +42,6 @@ from ..server_assignor import (
     ServerMember,
     ServerTopic,
 )
-from ..server_validity import validate_server_assignment
 
 __all__ = [
     "ServerReplay",
@@ -47,6 +49,7 @@ __all__ = [
     "ServerRoundResult",
     "chained_rounds",
     "contract_violations",
+    "holdings_before",
     "is_server_scenario",
     "open_scenarios",
     "replay_server_scenario",
@@ -84,12 +87,16 @@ class ServerRoundResult:
     :param assignment: the assignor's result
     :param result: the result in the file's layout (members sorted, partitions sorted)
     :param violations: how the result breaks the assignor's contract (empty = valid)
+    :param before: what each member held once the previous round was done (the round's
+        ``current``, and what members that left since still held): movement is measured
+        against it (:func:`holdings_before`)
     """
 
     round: ServerRound
     assignment: ServerAssignment
     result: dict[str, list[Pair]]
     violations: tuple[str, ...]
+    before: Mapping[str, tuple[TopicPartition, ...]] = dataclasses.field(default_factory=dict)
 
     @property
     def matches_java(self) -> bool | None:
@@ -101,26 +108,45 @@ class ServerRoundResult:
 
     @property
     def partitions_moved(self) -> int:
-        """Partitions a member holds in the result but not in its current assignment."""
-        moved = 0
-        for member_id, member in self.round.spec.members.items():
-            before = {(t, p) for t, ps in member.current for p in ps}
-            moved += sum(1 for tp in self.assignment.partitions_of(member_id) if tp not in before)
-        return moved
+        """Partitions held before this round that a member now holds that did not
+        (:mod:`assignframe.movement`: partitions nobody held are added, not moved)."""
+        return len(self.changes().moved)
+
+    def holdings(self) -> dict[str, tuple[TopicPartition, ...]]:
+        """Member -> the partitions this round gives it (topic ids as topic names: a deleted
+        topic's name may come back with another id)."""
+        return {
+            member_id: tuple(
+                TopicPartition(str(t), p) for t, p in self.assignment.partitions_of(member_id)
+            )
+            for member_id in self.round.spec.members
+        }
+
+    def changes(self) -> OwnershipChanges:
+        """This round measured against the previous round's result (:attr:`before`)."""
+        return holder_changes(self.before, self.holdings())
 
     def metrics(self) -> dict[str, Any]:
-        """Counts per member, balance, movement and validity of this round."""
-        counts = [len(self.assignment.partitions_of(m)) for m in self.round.spec.members]
-        return {
+        """The round's record: the keys of :meth:`assignframe.metrics.RoundMetrics.as_dict`
+        that a server assignor's round has, with their meaning."""
+        counts = sorted(len(held) for held in self.holdings().values())
+        idle = sorted(m for m, held in self.holdings().items() if not held)
+        record: dict[str, Any] = {
+            "valid": not self.violations,
+            "problems": "; ".join(self.violations),
+            "problem_count": len(self.violations),
             "members": len(counts),
             "partitions_assigned": sum(counts),
-            "min": min(counts, default=0),
-            "max": max(counts, default=0),
             "balance_score": balance_score(counts),
-            "moved": self.partitions_moved,
-            "valid": not self.violations,
-            "violations": list(self.violations),
+            "min_partitions": counts[0] if counts else 0,
+            "max_partitions": counts[-1] if counts else 0,
+            "spread": counts[-1] - counts[0] if counts else 0,
+            "idle_members": len(idle),
+            "idle_member_ids": idle,
         }
+        changes = self.changes()
+        record.update(partitions_kept=len(changes.kept), partitions_moved=len(changes.moved))
+        return record
 
 
 @dataclass(frozen=True)
@@ -349,10 +375,32 @@ def replay_server_scenario(
         played = chained_rounds(scenario, assignor)
     else:
         played = ((r, assignor.assign(r.spec)) for r in server_rounds(scenario))
-    results = tuple(
-        ServerRoundResult(r, a, result_pairs(r, a), contract_violations(r, a)) for r, a in played
-    )
-    return ServerReplay(str(scenario.get("id", "")), assignor.qualified_name(), results)
+    results: list[ServerRoundResult] = []
+    for r, a in played:
+        before = holdings_before(r, results[-1] if results else None)
+        results.append(
+            ServerRoundResult(r, a, result_pairs(r, a), contract_violations(r, a), before)
+        )
+    return ServerReplay(str(scenario.get("id", "")), assignor.qualified_name(), tuple(results))
+
+
+def holdings_before(
+    round_: ServerRound, previous: ServerRoundResult | None
+) -> dict[str, tuple[TopicPartition, ...]]:
+    """What each member held once the round before ``round_`` was done: every member's
+    ``current`` (the target the coordinator holds), and for a member of ``previous`` that has
+    left since, what ``previous`` gave it that no member's ``current`` holds now (a static
+    member's replacement takes its predecessor's target over: nothing moves)."""
+    held = {
+        member_id: tuple(TopicPartition(str(t), p) for t, ps in member.current for p in ps)
+        for member_id, member in round_.spec.members.items()
+    }
+    if previous is not None:
+        taken = {tp for partitions in held.values() for tp in partitions}
+        for member_id, partitions in previous.holdings().items():
+            if member_id not in held:
+                held[member_id] = tuple(tp for tp in partitions if tp not in taken)
+    return held
 
 
 def chained_rounds(
@@ -416,6 +464,6 @@ def _comparable(result: Mapping[str, list[Pair]]) -> dict[str, Counter[tuple[Any
 
 def contract_violations(round_: ServerRound, assignment: ServerAssignment) -> tuple[str, ...]:
     """How ``assignment`` breaks the contract of a server assignor, in words (empty = it does
-    not): :func:`~assignframe.server_validity.validate_server_assignment`, the core's one
+    not): :func:`~assignframe.kip848.validity.validate_server_assignment`, the core's one
     validity check seen through the KIP-848 group."""
     return validate_server_assignment(round_.spec, assignment).problems(round_.topic_names)

@@ -25,6 +25,7 @@ ROWS_PER_GROUP = 200
 #: mark colour per event kind on the strip (trouble red, changes amber, joins green, ends blue)
 _COLOURS = {"stuck": "#b91c1c", "unreadable": "#b91c1c", "vanished": "#7f1d1d",
             "left": "#dc2626", "joined": "#16a34a", "moved": "#d97706", "epoch": "#d97706",
+            "added": "#16a34a", "revoked": "#dc2626",
             "state": "#a16207", "settled": "#2563eb", "seen": "#64748b", "readable": "#2563eb"}
 _STRIP_WIDTH, _STRIP_HEIGHT = 1000, 36
 
@@ -66,9 +67,15 @@ def _counts(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"rebalances": rebalances, "joined": kinds.count("joined"),
             "left": kinds.count("left"), "stuck": kinds.count("stuck"),
             "unreadable": kinds.count("unreadable"),
-            "moved": sum(len(e.get("partitions") or []) for e in events
-                         if e["event"] == "moved"),
+            "moved": sum(1 for e in events if e["event"] == "moved"
+                         for entry in e.get("partitions") or [] if _handed_over(entry)),
             "settle_max": max(settles) if settles else None}
+
+
+def _handed_over(entry: Sequence[Any]) -> bool:
+    """A ``moved`` entry that is a hand-over (:mod:`assignframe.movement`): histories written
+    before ``added`` and ``revoked`` events existed also wrote those as ``moved`` with null."""
+    return len(entry) == 3 and entry[1] is not None and entry[2] is not None
 
 
 def _card(group: str, events: Sequence[Mapping[str, Any]], counts: Mapping[str, Any],
@@ -108,9 +115,9 @@ def _detail(event: Mapping[str, Any]) -> str:
         return f"{event.get('from')} → {event.get('to')}"
     if kind in ("joined", "left"):
         return str(event.get("member_id", ""))
-    if kind == "moved":
+    if kind in ("moved", "added", "revoked"):
         parts = event.get("partitions") or []
-        shown = "; ".join(f"{p} {a or 'nobody'} → {b or 'nobody'}" for p, a, b in parts[:8])
+        shown = "; ".join(_change(kind, entry) for entry in parts[:8])
         return shown + (f"; and {len(parts) - 8} more" if len(parts) > 8 else "")
     if kind == "settled":
         return f"after {fmt(event.get('seconds'))} s"
@@ -124,6 +131,17 @@ def _detail(event: Mapping[str, Any]) -> str:
     if kind == "seen":
         return f"generation/epoch {event.get('generation')}, {event.get('state')}"
     return ""
+
+
+def _change(kind: str, entry: Sequence[Any]) -> str:
+    """One partition of a ``moved`` (``[p, from, to]``), ``added`` (``[p, to]``) or
+    ``revoked`` (``[p, from]``) event; a history written before ``added`` and ``revoked``
+    existed has ``moved`` entries with null for nobody."""
+    if kind == "added":
+        return f"{entry[0]} nobody → {entry[1]}"
+    if kind == "revoked":
+        return f"{entry[0]} {entry[1]} → nobody"
+    return f"{entry[0]} {entry[1] or 'nobody'} → {entry[2] or 'nobody'}"
 
 
 def _when(seconds: float) -> str:

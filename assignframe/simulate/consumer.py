@@ -1,6 +1,6 @@
 """The consumer protocol (KIP-848) in a simulation run, and the migration between protocols.
 
-The broker's rules live in :mod:`assignframe.rebalance.consumer_group`; this module keeps one run's
+The broker's rules live in :mod:`assignframe.kip848.group`; this module keeps one run's
 consumer-group state (group epoch, targets) and turns a step into the simulator's record:
 
 * the first consumer-protocol member converts a classic group online: every member keeps what it
@@ -13,7 +13,7 @@ consumer-group state (group epoch, targets) and turns a step into the simulator'
 
 Each step computes the target (the group epoch grows at every step: each one changes the
 membership, a subscription or the metadata) and plays the members' heartbeats until they reach
-it (:func:`assignframe.rebalance.consumer_group.predict_handover`): every member is reconciled
+it (:func:`assignframe.kip848.group.predict_handover`): every member is reconciled
 at every heartbeat exactly as Kafka's coordinator does. The coordinator's members carry over
 from step to step; a restarted dynamic member joins as a new one, a static one that comes back
 under a new member id takes over its predecessor's state (KIP-345) with a client that owns
@@ -33,10 +33,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..metrics import metrics_record
-from ..model import Cluster, GroupAssignment, GroupSubscription, TopicPartition
-from ..plugins.manager import PluginManager
-from ..rebalance.consumer_group import (
+from ..kip848.chain import Current
+from ..kip848.convergence import ClientBehaviour, Convergence
+from ..kip848.group import (
     DEFAULT_SERVER_ASSIGNORS,
     chained_target,
     choose_server_assignor,
@@ -44,9 +43,10 @@ from ..rebalance.consumer_group import (
     predict_handover,
     upgrade_refusal,
 )
-from ..rebalance.convergence import ClientBehaviour, Convergence
-from ..rebalance.reconcile import ConsumerGroupMember, ConsumerMemberState
-from ..rebalance.server_chain import Current
+from ..kip848.reconcile import ConsumerGroupMember, ConsumerMemberState
+from ..metrics import metrics_record
+from ..model import Cluster, GroupAssignment, GroupSubscription, TopicPartition
+from ..plugins.manager import PluginManager
 from ..server_assignor import server_name
 from .group import GroupState
 from .scenario import Scenario

@@ -16,7 +16,7 @@ import yaml
 
 from ..errors import ScenarioError
 from ..jsonview import load_yaml
-from ..rebalance.convergence import OWNED_PARTITIONS_MODES
+from ..kip848.convergence import OWNED_PARTITIONS_MODES
 from ._fields import (
     Where,
     mapping,

@@ -9,7 +9,7 @@ Subclass it in your plugin's tests and name your assignor::
         assignor_name = "server:my-assignor"
 
 The assignor is looked up among installed plugins (so its entry point is tested too). Validity is
-the core's one check, :func:`assignframe.server_validity.validate_server_assignment`: every
+the core's one check, :func:`assignframe.kip848.validity.validate_server_assignment`: every
 assignable partition of a subscribed topic goes to subscribers only, exactly one in a consumer
 group and at least one in a share group. Checked on generated groups
 (:func:`~assignframe.testing.server_groups.server_groups`): fresh ones, and ones whose members
@@ -38,6 +38,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ..javaorder import Uuid
+from ..kip848.validity import validate_server_assignment
 from ..plugins import get_plugin_manager
 from ..server_assignor import (
     ServerAssignment,
@@ -46,7 +47,6 @@ from ..server_assignor import (
     ServerMember,
     ServerTopic,
 )
-from ..server_validity import validate_server_assignment
 from .contract import CONTRACT_SETTINGS
 from .server_groups import server_groups
 

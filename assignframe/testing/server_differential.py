@@ -50,7 +50,7 @@ __all__ = [
     "differential_settings",
     "disagreement",
     "java_line",
-    "replay_case",
+    "recheck_case",
     "replay_saved",
     "saved_cases",
 ]
@@ -177,7 +177,7 @@ def saved_cases(found: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in lines if line.strip()]
 
 
-def replay_case(assignor: ServerAssignor, oracle: JavaOracle, case: dict[str, Any]) -> None:
+def recheck_case(assignor: ServerAssignor, oracle: JavaOracle, case: dict[str, Any]) -> None:
     """The assignor gives the line's recorded result, and Java still does."""
     java = java_answer(oracle, assignor.name, case)
     assert java.get("result") == case["rounds"][0]["result"], f"{case['id']}: Java changed"
@@ -185,13 +185,13 @@ def replay_case(assignor: ServerAssignor, oracle: JavaOracle, case: dict[str, An
 
 
 def replay_saved(assignor: ServerAssignor, oracle: JavaOracle, found: Path) -> int:
-    """:func:`replay_case` for every line of ``found``; returns how many there were.
+    """:func:`recheck_case` for every line of ``found``; returns how many there were.
 
     :raises FileNotFoundError: ``found`` does not exist
     """
     cases = saved_cases(found)
     for case in cases:
-        replay_case(assignor, oracle, case)
+        recheck_case(assignor, oracle, case)
     return len(cases)
 
 
@@ -242,7 +242,7 @@ class MatchesJava:
     def test_saved_difference_still_matches_java(
         self, assignframe_java_oracle: JavaOracle, saved_case: dict[str, Any]
     ) -> None:
-        replay_case(self.make_assignor(), assignframe_java_oracle, saved_case)
+        recheck_case(self.make_assignor(), assignframe_java_oracle, saved_case)
 
 
 def _case_id(case: object) -> str:

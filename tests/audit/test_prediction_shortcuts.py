@@ -12,13 +12,13 @@ from assignframe.audit.migration import (
     owns_its_target,
     predicted_handover,
 )
-from assignframe.model import GroupAssignment, MemberAssignment, TopicPartition
-from assignframe.rebalance.consumer_group import (
+from assignframe.kip848.group import (
     DEFAULT_SERVER_ASSIGNORS,
     server_spec,
     target_assignment,
     target_from_spec,
 )
+from assignframe.model import GroupAssignment, MemberAssignment, TopicPartition
 
 
 def _classic_groups(groups=150):

@@ -19,8 +19,9 @@ def test_moves_joins_leaves_and_settling():
     during = _state({"t-0": "a", "t-1": "c"}, 4, "PreparingRebalance")
     events = changes("g", before, during, 100.0, stuck_after=60)
     kinds = [e["event"] for e in events]
-    assert kinds == ["epoch", "state", "joined", "left", "moved"]
-    assert events[-1]["partitions"] == [["t-1", "a", "c"], ["t-2", "b", None]]
+    assert kinds == ["epoch", "state", "joined", "left", "moved", "revoked"]
+    assert events[-2]["partitions"] == [["t-1", "a", "c"]]  # a hand-over
+    assert events[-1]["partitions"] == [["t-2", "b"]]  # nobody holds it now: not moved
     after = _state({"t-0": "a", "t-1": "c", "t-2": "c"}, 4)
     settled = changes("g", during, after, 107.5, stuck_after=60)
     assert settled[-1] == {"event": "settled", "seconds": 7.5}

@@ -36,9 +36,9 @@ from assignframe.audit.migration import migration_section, predict_join
 from assignframe.cluster.config import read_client_config
 from assignframe.cluster.fleet import inspect_cluster
 from assignframe.cluster.reader import GroupFilter
+from assignframe.kip848.convergence import ClientBehaviour
 from assignframe.model import TopicPartition
 from assignframe.plugins import get_plugin_manager
-from assignframe.rebalance.convergence import ClientBehaviour
 from assignframe.testing.kafka_node import TEST_PROPERTIES
 
 PARTITIONS = 6
@@ -198,13 +198,12 @@ def test_online_upgrade_matches_the_prediction(new_group, family):
     assert kinds == {**{m: "classic" for m in before.members}, joined: "consumer"}
     assert by_member(after) == {m: set(a.partitions) for m, a in
                                 predicted["target"].assignments.items()}
-    moved = {
-        tp: (owner, new)
-        for new, owned in by_member(after).items() for tp in owned
-        for owner in [next((m for m, ps in by_member(before).items() if tp in ps), None)]
-        if owner != new
-    }
-    assert moved == predicted["moved"]
+    owner_before = {tp: m for m, ps in by_member(before).items() for tp in ps}
+    moved = {tp: (owner_before[tp], new) for new, owned in by_member(after).items()
+             for tp in owned if owner_before.get(tp, new) != new}
+    added = {tp: new for new, owned in by_member(after).items() for tp in owned
+             if tp not in owner_before}
+    assert (moved, added) == (predicted["moved"], predicted["added"])
 
     if client != "java":  # the Java runner neither logs records nor commits
         group.wait_consumed(produced, timeout=deadline)

@@ -150,7 +150,7 @@ def _watched(kafka, runner, one, two, first, history, port):
             _history(history)), 60)
     assert {"event": "left", "member_id": killed.member_id} in [
         {k: e[k] for k in ("event", "member_id")} for e in said if e["event"] == "left"]
-    moves = [m for e in said if e["event"] == "moved" for m in e["partitions"]]
+    moves = [change for e in said for change in _ownership_changes(e)]
     assert all(_next_holder(moves, task, killed.member_id) in survivors
                for task in killed.tasks["active"])
     # the watch polls on its own clock: one poll can see the newcomer before its tasks came
@@ -235,10 +235,21 @@ def _settled_pair(kafka, app):
         and not v.view.unassigned() else None)(verdict(kafka, app)), 120, pause=1)
 
 
+def _ownership_changes(event: dict) -> list[tuple]:
+    """``(task, from, to)`` of a history event (None: nobody): ``moved`` hands a task over,
+    ``revoked`` leaves it with nobody, ``added`` gives one nobody held."""
+    parts = event.get("partitions") or []
+    if event["event"] == "revoked":
+        return [(task, old, None) for task, old in parts]
+    if event["event"] == "added":
+        return [(task, None, new) for task, new in parts]
+    return [tuple(entry) for entry in parts] if event["event"] == "moved" else []
+
+
 def _next_holder(moves: list, task: str, left: str) -> str | None:
-    """Who took ``task`` after ``left`` lost it, in the history's order of ``moved`` events: a
-    poll that fell while the task sat unowned records it moving to nobody first, then from
-    nobody to its new holder (and a later join may move it on: not counted here)."""
+    """Who took ``task`` after ``left`` lost it, in the history's order: a poll that fell
+    while the task sat unowned records it ``revoked`` first, then ``added`` to its new holder
+    (and a later join may move it on: not counted here)."""
     lost = False
     for moved, old, new in moves:
         if moved != task:

@@ -42,12 +42,30 @@ def test_the_troubled_group_comes_first_with_its_counts_and_events(tmp_path, cap
     assert "1 group(s) were stuck or unreadable" in text
     summary = text.split('<table class="history">')[1].split("</table>")[0]
     assert summary.index("orders&lt;b&gt;") < summary.index("calm")  # trouble first
-    # orders: 1 rebalance, 0 joined, 1 left, 2 moved, settled after 7.25 s at most, 1 stuck
-    assert ('<td class="name">orders&lt;b&gt;</td><td>1</td><td>0</td><td>1</td><td>2</td>'
+    # orders: 1 rebalance, 0 joined, 1 left, 1 moved (orders-1 went to nobody: not a move),
+    # settled after 7.25 s at most, 1 stuck
+    assert ('<td class="name">orders&lt;b&gt;</td><td>1</td><td>0</td><td>1</td><td>1</td>'
             '<td>7.25</td><td>1</td><td>0</td>') in summary
     assert "orders-1 c-2 → nobody" in text and "PreparingRebalance for 300 s" in text
     assert "<b>" not in text.split("<main>")[1]  # the group id is escaped everywhere
     assert text.count("<rect ") == len(HISTORY)
+
+
+def test_hand_overs_are_counted_and_added_and_revoked_partitions_are_shown(tmp_path):
+    """Today's history: ``moved`` holds hand-overs only, ``added`` and ``revoked`` the rest."""
+    history = write(tmp_path / "h.jsonl", [
+        event(0, "g", "seen", generation=1, state="Stable"),
+        event(3, "g", "moved", partitions=[["t-0", "a", "b"], ["t-1", "a", "c"]]),
+        event(3, "g", "added", partitions=[["t-4", "b"]]),
+        event(3, "g", "revoked", partitions=[["t-3", "a"]]),
+    ])
+    page = tmp_path / "page.html"
+    assert main(["report", "--history", str(history), "--out", str(page)]) == 0
+    text = page.read_text()
+    summary = text.split('<table class="history">')[1].split("</table>")[0]
+    assert '<td class="name">g</td><td>0</td><td>0</td><td>0</td><td>2</td>' in summary
+    assert "2 partition(s) moved" in text
+    assert "t-4 nobody → b" in text and "t-3 a → nobody" in text and "t-1 a → c" in text
 
 
 def test_a_torn_last_line_is_skipped_and_said(tmp_path, capsys):

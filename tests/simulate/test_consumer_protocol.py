@@ -7,9 +7,9 @@ import yaml
 
 from assignframe import GroupAssignment, Strategy, hookimpl
 from assignframe.errors import ScenarioError
+from assignframe.kip848.group import choose_server_assignor, upgrade_refusal
 from assignframe.model import MemberAssignment, TopicPartition
 from assignframe.plugins import PluginManager
-from assignframe.rebalance.consumer_group import choose_server_assignor, upgrade_refusal
 from assignframe.simulate import load_scenario, parse_scenario, shipped_scenarios, simulate
 
 SCENARIOS = {p.stem: p for p in shipped_scenarios()}
@@ -214,9 +214,9 @@ def test_an_unknown_server_assignor_fails_its_run_and_names_it():
 
 
 def test_targets_chain_through_the_record_round_trip():
+    from assignframe.kip848.group import chained_target, topic_id
     from assignframe.model import Cluster, GroupSubscription, Member
     from assignframe.plugins import get_plugin_manager
-    from assignframe.rebalance.consumer_group import chained_target, topic_id
 
     group = GroupSubscription(
         {m: Member(m, ("a", "b")) for m in ("m1", "m2", "m3")}, Cluster({"a": 4, "b": 3})

@@ -18,9 +18,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from assignframe.kip848.group import topic_id
+from assignframe.kip848.reconcile import ConsumerGroupMember, Heartbeat, reconcile_member
 from assignframe.model import TopicPartition
-from assignframe.rebalance.consumer_group import topic_id
-from assignframe.rebalance.reconcile import ConsumerGroupMember, Heartbeat, reconcile_member
 from assignframe.replay.reconcile import input_as_json, output_as_json
 from assignframe.simulate import (
     consumer,

@@ -17,7 +17,7 @@ from assignframe.testing import server_golden
 from assignframe.testing.server_differential import (
     check_against_java,
     differential_settings,
-    replay_case,
+    recheck_case,
     saved_cases,
 )
 
@@ -50,7 +50,7 @@ def test_every_golden_simple_round_is_kafka_4_3s(assignframe_java43_oracle):
 
 def test_generated_share_groups_match_kafka_4_3(assignframe_java43_oracle):
     for case in saved_cases(FOUND) if FOUND.exists() else ():
-        replay_case(SimpleAssignor(), assignframe_java43_oracle, case)
+        recheck_case(SimpleAssignor(), assignframe_java43_oracle, case)
     # 1,000 (not 2,000): 4.3.1's Simple* sources are trunk's, which test_differential.py runs
     # 2,000 groups against; this env stays within its time on a loaded machine
     compared = check_against_java(SimpleAssignor(), assignframe_java43_oracle, FOUND, "share", 1000)

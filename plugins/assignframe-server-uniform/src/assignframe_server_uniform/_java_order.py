@@ -2,7 +2,7 @@
 
 The coordinator writes each member's new target assignment as a record in the order its map
 iterates, reads it back into a ``HashMap``, and the next call's tie-breaks follow that order
-(``assignframe.rebalance.server_chain.target_after``). ``UniformHomogeneousAssignmentBuilder`` never
+(``assignframe.kip848.chain.target_after``). ``UniformHomogeneousAssignmentBuilder`` never
 sorts: a member whose assignment did not change keeps its current map object; any other gets a
 deep copy of it, loses its revoked partitions (quota cuts, topics no longer subscribed), then
 gains the handed-out ones, which our result lists after the kept ones, in order. Replayed with

@@ -9,13 +9,13 @@ from __future__ import annotations
 import pytest
 
 from assignframe.errors import AssignframeError
-from assignframe.model import TopicPartition
-from assignframe.rebalance.convergence import ClientBehaviour, converge
-from assignframe.rebalance.reconcile import (
+from assignframe.kip848.convergence import ClientBehaviour, converge
+from assignframe.kip848.reconcile import (
     ConsumerGroupMember,
     ConsumerMemberState,
     reconcile_member,
 )
+from assignframe.model import TopicPartition
 
 T0, T1 = TopicPartition("t", 0), TopicPartition("t", 1)
 TOPICS = {"t": "t"}

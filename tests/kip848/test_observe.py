@@ -10,14 +10,14 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assignframe.model import TopicPartition
-from assignframe.rebalance.convergence import ClientBehaviour, converge
-from assignframe.rebalance.reconcile import (
+from assignframe.kip848.convergence import ClientBehaviour, converge
+from assignframe.kip848.reconcile import (
     ConsumerGroupMember,
     ConsumerMemberState,
     ObservedMember,
     observe_heartbeat,
 )
+from assignframe.model import TopicPartition
 
 TOPICS = {"t": "t", "u": "u"}
 PARTITIONS = [TopicPartition(t, p) for t in TOPICS for p in range(6)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from assignframe import Uuid
-from assignframe.rebalance.server_chain import from_record, target_after
+from assignframe.kip848.chain import from_record, target_after
 
 A, B = Uuid(0, 1), Uuid(0, 17)  # hashCodes 1 and 17: the same bucket of a 16-slot table
 

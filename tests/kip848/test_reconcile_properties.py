@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from reconcile_inputs import reconcile_steps  # tests/ is on sys.path (conftest.py)
 
 from assignframe.errors import FencedMemberEpochError
-from assignframe.rebalance.reconcile import ConsumerMemberState, owns_any, reconcile_member
+from assignframe.kip848.reconcile import ConsumerMemberState, owns_any, reconcile_member
 
 UNREVOKED = ConsumerMemberState.UNREVOKED_PARTITIONS
 

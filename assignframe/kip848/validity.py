@@ -13,11 +13,11 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .javaorder import Uuid, java_string_key
-from .metrics import Validity, validate_assignment
-from .model import Cluster, GroupAssignment, GroupSubscription, Member, MemberAssignment
-from .model import TopicPartition as Partition
-from .server_assignor import SHARE_GROUP, ServerAssignment, ServerGroupSpec
+from ..javaorder import Uuid, java_string_key
+from ..metrics import Validity, validate_assignment
+from ..model import Cluster, GroupAssignment, GroupSubscription, Member, MemberAssignment
+from ..model import TopicPartition as Partition
+from ..server_assignor import SHARE_GROUP, ServerAssignment, ServerGroupSpec
 
 __all__ = ["ServerValidity", "validate_server_assignment"]
 

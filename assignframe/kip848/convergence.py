@@ -36,11 +36,11 @@ from ..model import TopicPartition
 from .reconcile import ConsumerGroupMember, ConsumerMemberState, Heartbeat, reconcile_member
 
 __all__ = [
-    "OWNED_PARTITIONS_MODES",
-    "JAVA_CLIENT",
     "ClientBehaviour",
     "Convergence",
     "Handover",
+    "JAVA_CLIENT",
+    "OWNED_PARTITIONS_MODES",
     "ReconcileStep",
     "converge",
 ]

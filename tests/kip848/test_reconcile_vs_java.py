@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reconcile_inputs import reconcile_steps  # tests/ is on sys.path (conftest.py)
 
+from assignframe.kip848.convergence import ClientBehaviour, converge
+from assignframe.kip848.group import topic_id
+from assignframe.kip848.reconcile import ConsumerGroupMember, ConsumerMemberState
 from assignframe.model import TopicPartition
-from assignframe.rebalance.consumer_group import topic_id
-from assignframe.rebalance.convergence import ClientBehaviour, converge
-from assignframe.rebalance.reconcile import ConsumerGroupMember, ConsumerMemberState
 from assignframe.replay.reconcile import input_as_json, output_as_json, reconcile_json
 from assignframe.testing.server_differential import differential_settings
 

@@ -35,11 +35,11 @@ from ..errors import FencedMemberEpochError
 from ..model import TopicPartition
 
 __all__ = [
-    "UNKNOWN_STATE_MESSAGE",
     "ConsumerGroupMember",
     "ConsumerMemberState",
     "Heartbeat",
     "ObservedMember",
+    "UNKNOWN_STATE_MESSAGE",
     "fence_problem",
     "observe_heartbeat",
     "owns_any",

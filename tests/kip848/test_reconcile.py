@@ -12,13 +12,13 @@ import json
 import pytest
 
 from assignframe.errors import FencedMemberEpochError
-from assignframe.model import TopicPartition
-from assignframe.rebalance.reconcile import (
+from assignframe.kip848.reconcile import (
     ConsumerGroupMember,
     ConsumerMemberState,
     Heartbeat,
     reconcile_member,
 )
+from assignframe.model import TopicPartition
 from assignframe.replay.reconcile import replay_case
 from assignframe.testing.paths import shared_path
 

@@ -13,8 +13,8 @@ One truth for what the simulator and the audit predict about a consumer-protocol
   the generation with what its Assignment gave it).
 * :func:`predict_handover`: how members reach a new target heartbeat by heartbeat, each
   reconciled at every heartbeat exactly as Kafka's coordinator does
-  (:mod:`assignframe.rebalance.reconcile`, played in time by
-  :mod:`assignframe.rebalance.convergence`): revocations the old owner must acknowledge,
+  (:mod:`assignframe.kip848.reconcile`, played in time by
+  :mod:`assignframe.kip848.convergence`): revocations the old owner must acknowledge,
   partitions the new owner waits for until they are released, epochs; KIP-1263's assignment
   interval delays the target itself.
 
@@ -39,9 +39,9 @@ from ..server_assignor import (
     ServerMember,
     ServerTopic,
 )
+from .chain import Current, target_after
 from .convergence import JAVA_CLIENT, ClientBehaviour, Convergence, converge
 from .reconcile import ConsumerGroupMember, ConsumerMemberState
-from .server_chain import Current, target_after
 
 __all__ = [
     "DEFAULT_SERVER_ASSIGNORS",
@@ -144,7 +144,7 @@ def chained_target(
     """:func:`target_assignment`, chained as the coordinator chains it: each member's
     ``current`` is ``currents[member]`` (the map the previous target was read back as, in Java's
     iteration order, which decides tie-breaks) when known, and the returned currents are this
-    round's (:func:`assignframe.rebalance.server_chain.target_after`). An assignor that does not
+    round's (:func:`assignframe.kip848.chain.target_after`). An assignor that does not
     model Java's result order is run plainly and its currents are built from its result."""
     spec = server_spec(group, previous, currents)
     result = _run(spec, assignor, pm)
@@ -258,7 +258,7 @@ def predict_handover(
 ) -> Convergence:
     """How ``group``'s members, the coordinator holding ``members`` and their clients ``owned``,
     reach ``target`` at ``target_epoch`` heartbeat by heartbeat
-    (:func:`assignframe.rebalance.convergence.converge`); members of ``group`` absent from
+    (:func:`assignframe.kip848.convergence.converge`); members of ``group`` absent from
     ``members`` join, and so do the ``rejoining`` ones (a static member back with a new client:
     the coordinator keeps its state). Topics are named by themselves; the cluster's are the ones
     that exist."""
