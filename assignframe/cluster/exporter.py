@@ -174,8 +174,8 @@ class WatchMetrics:
         for member, assignment in snapshot.current.assignments.items():
             labels = [v.group_id, member, snapshot.info(member).client_id or ""]
             per_member["partitions"].add_metric(labels, len(assignment.partitions))
-            if v.member_lag is not None:
-                per_member["lag"].add_metric(labels, v.member_lag.get(member, 0))
+            if v.member_lag is not None and member in v.member_lag:  # else: not known
+                per_member["lag"].add_metric(labels, v.member_lag[member])
 
 
 def _view(v: GroupVerdict, view: ShareView | StreamsView, members: Any, gauges: dict[str, Any],

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import TopicPartition
+from .group_problems import GroupProblem
 from .reader import ClusterRead, GroupRead
 
 __all__ = ["ShareMember", "ShareView", "StreamsMember", "StreamsView", "TASK_KINDS",
@@ -124,21 +125,23 @@ class ShareView:
         """``topic-p`` -> its holders (comma-separated member ids), for the watch history."""
         return {_tp(tp): ",".join(sorted(ids)) for tp, ids in sorted(self.holders().items())}
 
-    def problems(self) -> list[str]:
-        found = []
+    def problems(self) -> list[GroupProblem]:
+        found: list[GroupProblem] = []
         if self.unassigned():
-            found.append(f"{len(self.unassigned())} partition(s) held by no member: "
-                         + _listed([_tp(tp) for tp in self.unassigned()]))
+            found.append(GroupProblem(f"{len(self.unassigned())} partition(s) held by no "
+                                      "member: " + _listed([_tp(tp) for tp in self.unassigned()]),
+                                      "unowned"))
         if self.idle():
-            found.append(f"{len(self.idle())} idle member(s): "
-                         + _listed([_who(m.member_id, m.client_id) for m in self.idle()]))
+            found.append(GroupProblem(f"{len(self.idle())} idle member(s): " + _listed(
+                [_who(m.member_id, m.client_id) for m in self.idle()]), "idle"))
         if self.behind():
-            found.append(f"{len(self.behind())} member(s) behind assignment epoch "
-                         f"{self.assignment_epoch}: " + _listed(
-                             [f"{_who(m.member_id, m.client_id)} at {m.member_epoch}"
-                              for m in self.behind()]))
+            found.append(GroupProblem(
+                f"{len(self.behind())} member(s) behind assignment epoch "
+                f"{self.assignment_epoch}: " + _listed(
+                    [f"{_who(m.member_id, m.client_id)} at {m.member_epoch}"
+                     for m in self.behind()]), "reconciling"))
         if self.state not in (None, "Stable", "Empty"):
-            found.append(f"state {self.state}")
+            found.append(GroupProblem(f"state {self.state}", "rebalancing"))
         return found
 
     def as_dict(self) -> dict[str, Any]:
@@ -301,31 +304,32 @@ class StreamsView:
                 lags.setdefault(subtopology, None)
         return lags
 
-    def problems(self) -> list[str]:
-        found = []
+    def problems(self) -> list[GroupProblem]:
+        found: list[GroupProblem] = []
         if self.unassigned():
-            found.append(f"{len(self.unassigned())} active task(s) held by no member: "
-                         + _listed(self.unassigned()))
+            found.append(GroupProblem(f"{len(self.unassigned())} active task(s) held by no "
+                                      "member: " + _listed(self.unassigned()), "unowned"))
         if self.idle():
-            found.append(f"{len(self.idle())} member(s) without active tasks: "
-                         + _listed([_who(m.member_id, m.client_id) for m in self.idle()]))
+            found.append(GroupProblem(f"{len(self.idle())} member(s) without active tasks: "
+                                      + _listed([_who(m.member_id, m.client_id)
+                                                 for m in self.idle()]), "idle"))
         names = {m.member_id: m.client_id for m in self.members}
         holding = self.not_given_up()
         if holding:
-            found.append("holding tasks it has not given up: " + _listed(
+            found.append(GroupProblem("holding tasks it has not given up: " + _listed(
                 [f"{_who(member, names.get(member))} ({', '.join(tasks)})"
-                 for member, tasks in holding.items()]))
+                 for member, tasks in holding.items()]), "reconciling"))
         waiting = self.waited_for()
         if waiting:
-            found.append("waiting for tasks not yet released: " + _listed(
+            found.append(GroupProblem("waiting for tasks not yet released: " + _listed(
                 [f"{_who(member, names.get(member))} ({', '.join(tasks)})"
-                 for member, tasks in waiting.items()]))
+                 for member, tasks in waiting.items()]), "reconciling"))
         reconciling = self.reconciling()
         if reconciling:
-            found.append(f"{len(reconciling)} member(s) reconciling toward epoch "
-                         f"{self.assignment_epoch}")
+            found.append(GroupProblem(f"{len(reconciling)} member(s) reconciling toward epoch "
+                                      f"{self.assignment_epoch}", "reconciling"))
         if self.state not in (None, "Stable", "Empty"):
-            found.append(f"state {self.state}")
+            found.append(GroupProblem(f"state {self.state}", "rebalancing"))
         return found
 
     def as_dict(self) -> dict[str, Any]:
