@@ -21,15 +21,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import TopicPartition
+from ..streams_assignor import TASK_KINDS
 from .group_problems import GroupProblem
 from .reader import ClusterRead, GroupRead
 
-__all__ = ["ShareMember", "ShareView", "StreamsMember", "StreamsView", "TASK_KINDS",
-           "share_view", "streams_view", "view_of"]
+__all__ = ["ShareMember", "ShareView", "StreamsMember", "StreamsView", "share_view",
+           "streams_view", "view_of"]
 
-#: task kinds: the describe's field -> the name the views use
-TASK_KINDS = (("active_tasks", "active"), ("standby_tasks", "standby"),
-              ("warmup_tasks", "warmup"))
+#: a task kind's field in StreamsGroupDescribe's assignments (``active`` -> ``active_tasks``)
+_DESCRIBED = "{}_tasks"
 
 
 def _known(value: int | None) -> int | None:
@@ -338,7 +338,7 @@ class StreamsView:
             "assignment_epoch": self.assignment_epoch, "topology_epoch": self.topology_epoch,
             "assignor": self.assignor,
             "subtopologies": {s: list(t) for s, t in self.subtopologies.items()},
-            "spread": {kind: self.spread(kind) for _, kind in TASK_KINDS},
+            "spread": {kind: self.spread(kind) for kind in TASK_KINDS},
             "lag": {"tasks": self.task_lags, "subtopologies": self.subtopology_lags()},
             "members": [{"member_id": m.member_id, "client_id": m.client_id,
                          "process_id": m.process_id, "member_epoch": m.member_epoch,
@@ -362,8 +362,9 @@ def streams_view(read: ClusterRead, group: GroupRead) -> StreamsView:
     described = group.described
     members = [StreamsMember(
         m.member_id, m.client_id or None, m.client_host or None, m.process_id or None,
-        m.member_epoch, {kind: _task_ids(m.assignment, field_) for field_, kind in TASK_KINDS},
-        {kind: _task_ids(m.target_assignment, field_) for field_, kind in TASK_KINDS})
+        m.member_epoch,
+        {kind: _task_ids(m.assignment, _DESCRIBED.format(kind)) for kind in TASK_KINDS},
+        {kind: _task_ids(m.target_assignment, _DESCRIBED.format(kind)) for kind in TASK_KINDS})
         for m in described.members]
     topology = described.topology
     subtopologies = {s.subtopology_id: tuple(s.source_topics)
