@@ -19,6 +19,7 @@ from ..audit.group import audit_group
 from ..audit.rerun import AuditContext
 from ..audit.rows import current_metrics
 from ..audit.streams_migration import is_classic_streams, streams_migration
+from ..lag import committed_lag
 from ..metrics import lag_per_member
 from ..snapshot import GroupSnapshot, snapshot_to_dict
 from .config import ClientConfig
@@ -35,7 +36,7 @@ from .reader import ClusterRead, GroupFilter, GroupRead, read_cluster
 from .share_streams import ShareView, StreamsView, view_of
 from .transport import Transport
 
-__all__ = ["GroupVerdict", "Inspection", "absent", "committed_lag", "inspect_cluster",
+__all__ = ["GroupVerdict", "Inspection", "absent", "group_lag", "inspect_cluster",
            "verdicts"]
 
 
@@ -66,8 +67,9 @@ class GroupVerdict:
     member_lag: dict[str, int] | None = None
     #: a rebalancing classic group: member id -> the partitions (``t-p``) it holds now
     held: dict[str, list[str]] | None = None
-    #: subscribed (or, without members, listed) partitions with no committed offset, ``t-p``:
-    #: their lag is not known (where the consumer starts is its ``auto.offset.reset``)
+    #: subscribed (or, without members, listed) partitions holding records with no committed
+    #: offset, ``t-p``: their lag is not known (where the consumer starts is its
+    #: ``auto.offset.reset``)
     no_commit: list[str] = field(default_factory=list)
     view: ShareView | StreamsView | None = None
 
@@ -158,18 +160,18 @@ def verdicts(read: ClusterRead, context: AuditContext | None = None) -> list[Gro
     return sorted(judged, key=lambda v: (v.triage(), v.group_id))
 
 
-def committed_lag(read: ClusterRead, group: GroupRead) -> int | None:
-    """Total lag of ``group``'s partitions with a committed offset whose end offset was read
-    (end - committed, never negative); None when there is no such partition. Partitions never
-    committed are not counted: their lag is not known."""
-    known = [max(0, read.end_offsets[tp] - offset) for tp, offset in group.committed.items()
-             if tp in read.end_offsets]
+def group_lag(read: ClusterRead, group: GroupRead) -> int | None:
+    """Total lag of ``group``'s committed partitions whose lag is known
+    (:func:`assignframe.lag.committed_lag`); None when no partition's is."""
+    lags = (committed_lag(read.end_offsets.get(tp), offset)
+            for tp, offset in group.committed.items())
+    known = [lag for lag in lags if lag is not None]
     return sum(known) if known else None
 
 
 def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> GroupVerdict:
     verdict = GroupVerdict(group.group_id, group.group_type, group.state)
-    verdict.lag = committed_lag(read, group)
+    verdict.lag = group_lag(read, group)
     verdict.unreadable = unreadable(group)
     if verdict.unreadable:
         return verdict
@@ -290,8 +292,9 @@ def _lag_without_members(lag: int | None, group: GroupRead) -> list[GroupProblem
 def _lags(verdict: GroupVerdict, snapshot: GroupSnapshot, group: GroupRead) -> None:
     """Total lag, lag per member (the core's :func:`lag_per_member`) and the partitions whose
     lag is unknown because nothing was committed for them."""
+    known = snapshot.lags or {}
     verdict.no_commit = [f"{tp.topic}-{tp.partition}" for tp in snapshot.partitions()
-                         if tp not in group.committed]
+                         if tp not in group.committed and tp not in known]
     if snapshot.lags:
         verdict.member_lag = lag_per_member(snapshot.current, snapshot.lags)
 

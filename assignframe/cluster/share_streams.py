@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..lag import committed_lag
 from ..model import TopicPartition
 from ..streams_assignor import TASK_KINDS
 from .group_problems import GroupProblem
@@ -383,8 +384,8 @@ def streams_view(read: ClusterRead, group: GroupRead) -> StreamsView:
 
 def _task_lag(read: ClusterRead, group: GroupRead, subtopologies: dict[str, tuple[str, ...]],
               task: str) -> int | None:
-    """end - committed summed over the task's input partitions; None when any is unknown (a
-    partition never committed to counts 0 only when it holds no record)."""
+    """:func:`assignframe.lag.committed_lag` summed over the task's input partitions; None
+    when any is unknown."""
     subtopology, partition = _split(task)
     topics = subtopologies.get(subtopology)
     if not topics:
@@ -392,10 +393,10 @@ def _task_lag(read: ClusterRead, group: GroupRead, subtopologies: dict[str, tupl
     total = 0
     for topic in topics:
         tp = TopicPartition(topic, partition)
-        end, committed = read.end_offsets.get(tp), group.committed.get(tp)
-        if end is None or (committed is None and end != 0):
+        lag = committed_lag(read.end_offsets.get(tp), group.committed.get(tp))
+        if lag is None:
             return None
-        total += max(0, end - (committed or 0))
+        total += lag
     return total
 
 
