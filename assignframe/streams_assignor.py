@@ -31,7 +31,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from .configurable import Configurable
 
@@ -46,8 +46,10 @@ __all__ = [
     "StreamsTaskAssignor",
     "Subtopology",
     "TaskId",
+    "parse_task_label",
     "streams_name",
     "task_label",
+    "task_order",
 ]
 
 STREAMS_GROUP = "streams"
@@ -70,8 +72,26 @@ def task_label(task: TaskId) -> str:
     return f"{task[0]}_{task[1]}"
 
 
+def parse_task_label(label: str) -> TaskId:
+    """The task a :func:`task_label` spells (a sub-topology id may itself hold ``_``).
+
+    :raises ValueError: no ``_<partition>`` at its end
+    """
+    subtopology, _, partition = label.rpartition("_")
+    if not subtopology or not partition.isdigit():
+        raise ValueError(f"not a task label <subtopology>_<partition>: {label!r}")
+    return subtopology, int(partition)
+
+
+def task_order(task: TaskId) -> tuple[Any, ...]:
+    """The one order of tasks, for the assignor's results and for what ``inspect`` shows:
+    sub-topologies by number (``2`` before ``10``; named ones after, by name), then partition."""
+    subtopology, partition = task
+    return (int(subtopology) if subtopology.isdigit() else float("inf"), subtopology, partition)
+
+
 def _tasks(tasks: Iterable[TaskId]) -> tuple[TaskId, ...]:
-    return tuple(sorted({(str(s), int(p)) for s, p in tasks}))
+    return tuple(sorted({(str(s), int(p)) for s, p in tasks}, key=task_order))
 
 
 @dataclass(frozen=True)

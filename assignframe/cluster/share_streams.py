@@ -22,7 +22,7 @@ from typing import Any
 
 from ..lag import committed_lag
 from ..model import TopicPartition
-from ..streams_assignor import TASK_KINDS
+from ..streams_assignor import TASK_KINDS, parse_task_label, task_label, task_order
 from .group_problems import GroupProblem
 from .reader import ClusterRead, GroupRead
 
@@ -210,12 +210,11 @@ def _task_ids(assignment: Any, kind: str) -> tuple[str, ...]:
     if assignment is None:
         return ()
     tasks = [(t.subtopology_id, p) for t in getattr(assignment, kind) for p in t.partitions]
-    return tuple(f"{s}_{p}" for s, p in sorted(tasks, key=_task_order))
+    return tuple(map(task_label, sorted(tasks, key=task_order)))
 
 
-def _task_order(task: tuple[str, int]) -> tuple[Any, ...]:
-    subtopology, partition = task
-    return (int(subtopology) if subtopology.isdigit() else float("inf"), subtopology, partition)
+def _label_order(label: str) -> tuple[Any, ...]:
+    return task_order(parse_task_label(label))
 
 
 @dataclass
@@ -243,7 +242,7 @@ class StreamsView:
             if sizes and len(sizes) == len(topics):
                 tasks |= {f"{subtopology}_{p}" for p in range(max(sizes))}
         tasks |= {t for m in self.members for t in m.target.get("active", ())}
-        return sorted(tasks, key=lambda t: _task_order(_split(t)))
+        return sorted(tasks, key=_label_order)
 
     def owners(self) -> dict[str, str]:
         """Active task -> the member holding it now (the watch history's ``moved`` events)."""
@@ -283,7 +282,7 @@ class StreamsView:
         holding = {m.member_id: [t for t in m.tasks.get("active", ())
                                  if t not in m.target.get("active", ())] for m in self.members}
         waited = sorted({t for tasks in self.waited_for().values() for t in tasks},
-                        key=lambda t: _task_order(_split(t)))
+                        key=_label_order)
         if waited:
             for m in self.members:
                 if m.member_epoch < self.assignment_epoch:
@@ -298,7 +297,7 @@ class StreamsView:
     def subtopology_lags(self) -> dict[str, int | None]:
         lags: dict[str, int | None] = {}
         for task, lag in self.task_lags.items():
-            subtopology = _split(task)[0]
+            subtopology = parse_task_label(task)[0]
             if lag is not None:
                 lags[subtopology] = (lags.get(subtopology) or 0) + lag
             else:
@@ -353,11 +352,6 @@ class StreamsView:
         }
 
 
-def _split(task: str) -> tuple[str, int]:
-    subtopology, _, partition = task.rpartition("_")
-    return subtopology, int(partition)
-
-
 def streams_view(read: ClusterRead, group: GroupRead) -> StreamsView:
     """The Streams group ``group`` as read; its active tasks' lag from the committed offsets."""
     described = group.described
@@ -377,7 +371,7 @@ def streams_view(read: ClusterRead, group: GroupRead) -> StreamsView:
     if topology is None:
         view.notes.append("the broker described no topology: task inputs and lag unknown")
     for task in sorted({t for m in members for t in m.tasks.get("active", ())},
-                       key=lambda t: _task_order(_split(t))):
+                       key=_label_order):
         view.task_lags[task] = _task_lag(read, group, subtopologies, task)
     return view
 
@@ -386,7 +380,7 @@ def _task_lag(read: ClusterRead, group: GroupRead, subtopologies: dict[str, tupl
               task: str) -> int | None:
     """:func:`assignframe.lag.committed_lag` summed over the task's input partitions; None
     when any is unknown."""
-    subtopology, partition = _split(task)
+    subtopology, partition = parse_task_label(task)
     topics = subtopologies.get(subtopology)
     if not topics:
         return None
