@@ -73,12 +73,13 @@ def task_label(task: TaskId) -> str:
 
 
 def parse_task_label(label: str) -> TaskId:
-    """The task a :func:`task_label` spells (a sub-topology id may itself hold ``_``).
+    """The task a :func:`task_label` spells (a sub-topology id may itself hold ``_``, or be
+    empty: the describe carries whatever string the topology gave).
 
     :raises ValueError: no ``_<partition>`` at its end
     """
-    subtopology, _, partition = label.rpartition("_")
-    if not subtopology or not partition.isdigit():
+    subtopology, underscore, partition = label.rpartition("_")
+    if not underscore or not partition.isdigit():
         raise ValueError(f"not a task label <subtopology>_<partition>: {label!r}")
     return subtopology, int(partition)
 
