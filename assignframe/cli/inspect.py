@@ -262,11 +262,12 @@ def write_inspection(out: Path | None, html: Path | None, inspection: Inspection
                     "groups": [v.as_dict() for v in inspection.verdicts]}
         (folder / "verdicts.json").write_text(json.dumps(document, indent=1) + "\n",
                                               encoding="utf-8")
-        if not inspection.snapshots:
-            return
-        summary = run_audit(snapshots, folder / "audit", AuditOptions(processes=1, progress=False))
+        summary = None  # the audit reads the groups with a snapshot; the page shows them all
+        if inspection.snapshots:
+            summary = run_audit(snapshots, folder / "audit",
+                                AuditOptions(processes=1, progress=False))
         if html:
             from ..report import write_report
 
-            write_report(html, audit_summary=summary,
+            write_report(html, audit_summary=summary, live=document,
                          title=f"assignframe inspect {inspection.read.bootstrap}")
