@@ -278,6 +278,10 @@ def test_a_rebalancing_classic_group_keeps_what_kafka_describes(kafka, members, 
             if verdict["state"] == "PreparingRebalance" and verdict["members"] == 2:
                 break
             time.sleep(1)
+        # --detail shows the members with what each holds now (the first member still does)
+        assert main(["inspect", "--bootstrap-server", kafka, "--group", "^facts-rebalancing$",
+                     "--detail", "--json"]) == 0
+        detail = json.loads(capsys.readouterr().out.splitlines()[0])
     finally:
         first.close(autocommit=False)
     assert verdict["state"] == "PreparingRebalance" and verdict["members"] == 2, verdict
@@ -286,3 +290,9 @@ def test_a_rebalancing_classic_group_keeps_what_kafka_describes(kafka, members, 
     assert sorted(map(len, verdict["held"].values())) == [0, 4]
     assert sorted(p for held in verdict["held"].values() for p in held) == \
         [f"rebalancing-t-{p}" for p in range(4)]
+    (holder,) = [m for m, held in verdict["held"].items() if held]
+    assert detail["state"] == "PreparingRebalance"
+    assert {m["member_id"]: len(m["partitions"]) for m in detail["members"]} == {
+        m: len(held) for m, held in verdict["held"].items()}
+    assert [(p["partition"], p["member_id"]) for p in detail["partitions"]] == \
+        [(p, holder) for p in range(4)]
