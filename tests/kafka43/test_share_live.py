@@ -158,8 +158,8 @@ def test_share_group_judged_through_kill_and_join(kafka43, runner, tmp_path, cap
     samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
                for family in metrics.families() for s in family.samples}
     assert samples[("assignframe_group_members", (("group", GROUP), ("type", "share")))] == 2
-    assert samples[("assignframe_group_backlog", (("group", GROUP),))] == \
-        joined.view.total_backlog()
+    # nothing produced since every record was acknowledged: the backlog is known to be 0
+    assert samples[("assignframe_group_backlog", (("group", GROUP),))] == 0
     assert samples[("assignframe_group_behind_members", (("group", GROUP),))] == 0
     assert samples[("assignframe_member_partitions", (("client_id", "share-3"),
                                                       ("group", GROUP),
