@@ -11,8 +11,7 @@ from collections.abc import Mapping
 from .hookspecs import hookimpl as _hookimpl
 from .model import Cluster, TopicPartition
 
-__all__ = ["StaticLagSource", "partition_lag"]
-
+__all__ = ["StaticLagSource", "committed_lag", "partition_lag"]
 
 
 def partition_lag(
@@ -30,6 +29,20 @@ def partition_lag(
     if auto_offset_reset == "latest":
         return 0
     return max(0, end_offset - beginning_offset)
+
+
+def committed_lag(end_offset: int | None, committed: int | None) -> int | None:
+    """One partition's lag as the broker can tell it (``inspect``, ``watch``, ``--detail``, a
+    Streams task's lag): the records past the group's committed offset, end - committed, never
+    negative. None (unknown, never 0) when the end offset was not read, or when nothing was
+    committed to a partition that holds records: where its consumer starts is its
+    ``auto.offset.reset``, which the broker does not know. A partition nothing was ever written
+    to (end offset 0) has no lag either way."""
+    if end_offset is None:
+        return None
+    if committed is None or committed < 0:
+        return 0 if end_offset == 0 else None
+    return max(0, end_offset - committed)
 
 
 class StaticLagSource:

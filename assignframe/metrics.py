@@ -270,11 +270,15 @@ def _no_improving_move(
 def lag_per_member(
     assignment: GroupAssignment, lags: Mapping[TopicPartition, int]
 ) -> dict[str, int]:
-    """member_id -> total lag of its partitions (unknown partitions count 0)."""
-    return {
-        m: sum(map(lags.get, a.partitions, itertools.repeat(0)))
-        for m, a in assignment.assignments.items()
-    }
+    """member_id -> total lag of its partitions whose lag is known (in ``lags``). A member
+    owning partitions none of which has a known lag is left out: its lag is not known, never 0
+    (a partition never committed). A member owning nothing is 0 behind."""
+    totals = {}
+    for m, a in assignment.assignments.items():
+        known = [lag for lag in map(lags.get, a.partitions) if lag is not None]
+        if known or not a.partitions:
+            totals[m] = sum(known)
+    return totals
 
 
 def _ratio(sorted_totals: list[int]) -> float | None:

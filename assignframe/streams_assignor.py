@@ -31,13 +31,14 @@ from __future__ import annotations
 import abc
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from .configurable import Configurable
 
 __all__ = [
     "STREAMS_GROUP",
     "STREAMS_PREFIX",
+    "TASK_KINDS",
     "MemberTasks",
     "StreamsGroupSpec",
     "StreamsMember",
@@ -45,13 +46,17 @@ __all__ = [
     "StreamsTaskAssignor",
     "Subtopology",
     "TaskId",
+    "parse_task_label",
     "streams_name",
     "task_label",
+    "task_order",
 ]
 
 STREAMS_GROUP = "streams"
 #: Prefix of every Streams task assignor's qualified name (``streams:sticky``).
 STREAMS_PREFIX = "streams:"
+#: The kinds of task a Streams member holds (KIP-1071), in the order Kafka lists them.
+TASK_KINDS = ("active", "standby", "warmup")
 
 #: A task: (sub-topology id, partition).
 TaskId = tuple[str, int]
@@ -67,8 +72,27 @@ def task_label(task: TaskId) -> str:
     return f"{task[0]}_{task[1]}"
 
 
+def parse_task_label(label: str) -> TaskId:
+    """The task a :func:`task_label` spells (a sub-topology id may itself hold ``_``, or be
+    empty: the describe carries whatever string the topology gave).
+
+    :raises ValueError: no ``_<partition>`` at its end
+    """
+    subtopology, underscore, partition = label.rpartition("_")
+    if not underscore or not partition.isdigit():
+        raise ValueError(f"not a task label <subtopology>_<partition>: {label!r}")
+    return subtopology, int(partition)
+
+
+def task_order(task: TaskId) -> tuple[Any, ...]:
+    """The one order of tasks, for the assignor's results and for what ``inspect`` shows:
+    sub-topologies by number (``2`` before ``10``; named ones after, by name), then partition."""
+    subtopology, partition = task
+    return (int(subtopology) if subtopology.isdigit() else float("inf"), subtopology, partition)
+
+
 def _tasks(tasks: Iterable[TaskId]) -> tuple[TaskId, ...]:
-    return tuple(sorted({(str(s), int(p)) for s, p in tasks}))
+    return tuple(sorted({(str(s), int(p)) for s, p in tasks}, key=task_order))
 
 
 @dataclass(frozen=True)
@@ -90,7 +114,7 @@ class MemberTasks:
     warmup: tuple[TaskId, ...] = ()
 
     def __post_init__(self) -> None:
-        for kind in ("active", "standby", "warmup"):
+        for kind in TASK_KINDS:
             object.__setattr__(self, kind, _tasks(getattr(self, kind)))
 
 

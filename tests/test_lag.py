@@ -46,3 +46,14 @@ def test_negative_committed_offset_means_no_commit():
         )
         == 30
     )
+
+
+def test_committed_lag_is_unknown_where_the_broker_cannot_tell():
+    from assignframe.lag import committed_lag
+
+    assert committed_lag(120, 100) == 20
+    assert committed_lag(100, 120) == 0  # a commit past the end (truncated log): no lag
+    assert committed_lag(None, 100) is None  # end offset not read
+    assert committed_lag(5, None) is None  # records, no commit: auto.offset.reset decides
+    assert committed_lag(5, -1) is None  # OffsetFetch's "no offset"
+    assert committed_lag(0, None) == 0  # nothing was ever written: nothing to consume

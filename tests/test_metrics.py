@@ -76,6 +76,11 @@ def test_lag_metrics():
     lags = {tp("t0p0"): 10, tp("t1p0"): 5, tp("t1p1"): 1}
     group = GroupSubscription(EXAMPLE2.members, EXAMPLE2.cluster, lags=lags)
     metrics = round_metrics(group, assignment(C0="t0p0", C1="t1p0 t1p1", C2="t2p0"))
+    # t2p0's lag is not known: C2 has no lag (never 0), and the spread is over C0 and C1
+    assert metrics.lag_per_member == {"C0": 10, "C1": 6}
+    assert metrics.lag_spread == 4 and metrics.lag_ratio == 10 / 6
+    metrics = round_metrics(group, assignment(C0="t0p0 t2p0", C1="t1p0 t1p1", C2=""))
+    # known partitions are summed, unknown ones left out; owning nothing is 0 behind
     assert metrics.lag_per_member == {"C0": 10, "C1": 6, "C2": 0}
     assert metrics.lag_spread == 10 and metrics.lag_ratio is None
     metrics = round_metrics(group, assignment(C0="t0p0", C1="t1p0", C2="t1p1"))

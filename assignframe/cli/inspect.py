@@ -13,12 +13,22 @@ from pathlib import Path
 
 from ..cluster.config import ClientConfig, RedactingFilter, read_client_config
 from ..cluster.fleet import GroupVerdict, Inspection, inspect_cluster
+from ..cluster.group_problems import PROBLEM_KINDS
+from ..cluster.group_records import READ_BUDGET_S
 from ..cluster.reader import GroupFilter
 from ..errors import BrokerError, InputError
 from ..snapshot import snapshot_to_dict
 from ..snapshot_schema import GROUP_TYPES
 from ._common import CommandLineError, add_command, checked_bootstrap, console, print_json
-from .inspect_view import FORMATS, GROUP_STATES, parse_states, print_details, print_rows, shown
+from .inspect_view import (
+    FORMATS,
+    GROUP_STATES,
+    parse_problem_kinds,
+    parse_states,
+    print_details,
+    print_rows,
+    shown,
+)
 
 __all__ = ["add_cluster_arguments", "cluster_settings", "print_inspection", "register",
            "write_inspection"]
@@ -55,10 +65,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--state", action="append", metavar="STATES",
                         help="only groups in these states (comma-separated, repeatable): "
                         + ", ".join(GROUP_STATES))
-    parser.add_argument("--problem", action="append", default=[], metavar="WORDS",
-                        help="only groups whose problems name one of these words (comma-"
-                        "separated, repeatable; e.g. unowned, idle, reconciling, rebalancing, "
-                        "unreadable, lag; 'any': any problem)")
+    parser.add_argument("--problem", action="append", default=[], metavar="KINDS",
+                        help="only groups with a problem of one of these kinds (comma-"
+                        "separated, repeatable; the same for every group type): "
+                        + ", ".join(PROBLEM_KINDS) + "; 'any': any problem")
     parser.add_argument("--format", choices=FORMATS, metavar="FORMAT",
                         help="table (default on a terminal), plain (default when piped: "
                         "aligned columns), tsv or csv (a header, one row per group: problems, "
@@ -88,6 +98,12 @@ def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated group types (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
                         help="give up on the cluster after this many seconds (default: 10)")
+    parser.add_argument("--generation-timeout", type=float, default=READ_BUDGET_S,
+                        metavar="S",
+                        help="seconds for reading classic groups' generations from "
+                        "__consumer_offsets (default: %(default)g; 0: not read). A partition "
+                        "not read to its end by then leaves its groups' generations unknown "
+                        "(null), said in one note that changes no exit status")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="log the client's connection steps to stderr (secrets masked)")
 
@@ -102,6 +118,8 @@ def cluster_settings(args: argparse.Namespace) -> tuple[ClientConfig, GroupFilte
                                f"expected {', '.join(GROUP_TYPES)}", "--type")
     if args.timeout <= 0:
         raise CommandLineError("expected seconds > 0", "--timeout")
+    if args.generation_timeout < 0:
+        raise CommandLineError("expected seconds >= 0", "--generation-timeout")
     wanted = GroupFilter(",".join(args.group) if args.group else None, types)
     for item in wanted.items:
         import re
@@ -134,11 +152,13 @@ def _logging(config: ClientConfig, verbose: bool) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     states = parse_states(args.state)
+    kinds = parse_problem_kinds(args.problem)
     form = args.format or ("table" if console().is_terminal else "plain")
     config, wanted = cluster_settings(args)
     writable_outputs(args.out, args.html)
     try:
-        inspection = inspect_cluster(args.bootstrap_server, config, wanted, args.timeout)
+        inspection = inspect_cluster(args.bootstrap_server, config, wanted, args.timeout,
+                                     generation_budget_s=args.generation_timeout)
     except BrokerError as exc:
         raise InputError(config.redact(str(exc)), "--bootstrap-server") from None
     if inspection.missing and not inspection.verdicts:
@@ -146,7 +166,7 @@ def _run(args: argparse.Namespace) -> int:
                          "cluster does not list it and its coordinator does not know it "
                          "(ids are exact; a regular expression such as 'orders.*' matches "
                          "several)", "--group")
-    rows = shown(inspection, states, args.problem)
+    rows = shown(inspection, states, kinds)
     if args.detail:
         _print_details(inspection, rows, args.json, form)
     elif args.json:
@@ -187,7 +207,11 @@ def writable_outputs(out: Path | None, html: Path | None) -> None:
 
 
 def _said(inspection: Inspection) -> int:
-    """Notices and unreadable groups on stderr, one line each; exit 1 when there was any."""
+    """Notices and unreadable groups on stderr, one line each; exit 1 when there was any.
+    Notes (what was left unknown on purpose: generations beyond their budget) are said as
+    notes and change no exit status."""
+    for line in inspection.read.notes:
+        print(f"assignframe: note: {line}", file=sys.stderr)
     lines = [*inspection.read.notices, *inspection.unreadable,
              *(f"no such group {group_id!r} (--group)" for group_id in inspection.missing)]
     for line in lines:
@@ -233,15 +257,17 @@ def write_inspection(out: Path | None, html: Path | None, inspection: Inspection
                 f.write(json.dumps(snapshot_to_dict(snapshot)) + "\n")
         document = {"bootstrap": inspection.read.bootstrap,
                     "observed_at": inspection.read.observed_at,
-                    "notices": inspection.read.notices, "requests": inspection.requests,
+                    "notices": inspection.read.notices, "notes": inspection.read.notes,
+                    "requests": inspection.requests,
                     "groups": [v.as_dict() for v in inspection.verdicts]}
         (folder / "verdicts.json").write_text(json.dumps(document, indent=1) + "\n",
                                               encoding="utf-8")
-        if not inspection.snapshots:
-            return
-        summary = run_audit(snapshots, folder / "audit", AuditOptions(processes=1, progress=False))
+        summary = None  # the audit reads the groups with a snapshot; the page shows them all
+        if inspection.snapshots:
+            summary = run_audit(snapshots, folder / "audit",
+                                AuditOptions(processes=1, progress=False))
         if html:
             from ..report import write_report
 
-            write_report(html, audit_summary=summary,
+            write_report(html, audit_summary=summary, live=document,
                          title=f"assignframe inspect {inspection.read.bootstrap}")

@@ -1,6 +1,7 @@
 """What ``assignframe inspect`` prints: the summary line, the triage filters (``--state``,
-``--problem``), and the fleet rows as a table (a terminal), plain columns (a pipe or a file),
-TSV or CSV. Only the rows shown are rendered. Reference: docs/cluster.md ("inspect output").
+``--problem`` by problem kind), and the fleet rows as a table (a terminal), plain columns (a
+pipe or a file), TSV or CSV. Only the rows shown are rendered. Reference: docs/cluster.md
+("inspect output").
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..cluster.fleet import GroupVerdict, Inspection
+from ..cluster.group_problems import PROBLEM_KINDS
 from ._common import CommandLineError
 
-__all__ = ["COLUMNS", "DETAIL_COLUMNS", "FORMATS", "GROUP_STATES", "parse_states",
-           "print_details", "print_rows", "shown", "summary"]
+__all__ = ["COLUMNS", "DETAIL_COLUMNS", "FORMATS", "GROUP_STATES", "parse_problem_kinds",
+           "parse_states", "print_details", "print_rows", "shown", "summary"]
 
 #: --format values; the default is "table" on a terminal and "plain" otherwise
 FORMATS = ("table", "plain", "tsv", "csv")
@@ -49,19 +51,28 @@ def _problems(verdict: GroupVerdict) -> list[str]:
     return ([verdict.unreadable] if verdict.unreadable else []) + verdict.problems
 
 
+def parse_problem_kinds(values: Sequence[str] | None) -> tuple[str, ...]:
+    """``--problem`` (comma lists, repeated) as problem kinds (:data:`PROBLEM_KINDS`) or
+    ``any``; an unknown one is an error that lists the kinds."""
+    wanted = [v.strip().lower() for value in values or () for v in value.split(",")
+              if v.strip()]
+    unknown = [w for w in wanted if w != "any" and w not in PROBLEM_KINDS]
+    if unknown:
+        raise CommandLineError(f"unknown problem kind {', '.join(unknown)}; expected any, "
+                               f"{', '.join(PROBLEM_KINDS)}", "--problem")
+    return tuple(wanted)
+
+
 def shown(inspection: Inspection, states: Sequence[str],
-          problems: Sequence[str]) -> list[GroupVerdict]:
-    """The verdicts the filters keep, in triage order: ``states`` (any of them), ``problems``
-    (words each matched in a group's problems, ``any``: a group with any problem)."""
-    words = [w.strip().lower() for value in problems for w in value.split(",") if w.strip()]
+          kinds: Sequence[str]) -> list[GroupVerdict]:
+    """The verdicts the filters keep, in triage order: ``states`` (any of them), ``kinds``
+    (problem kinds, any of them; ``any``: a group with any problem)."""
     kept = []
     for verdict in inspection.verdicts:
         if states and verdict.state not in states:
             continue
-        said = " ".join(_problems(verdict)).lower() + (" unreadable" if verdict.unreadable
-                                                       else "")
-        if words and not any((w == "any" and said) or (w != "any" and w in said)
-                             for w in words):
+        has = verdict.problem_kinds()
+        if kinds and not any((k == "any" and has) or k in has for k in kinds):
             continue
         kept.append(verdict)
     return kept

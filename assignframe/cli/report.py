@@ -26,12 +26,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "report",
         description=(
             "Write one self-contained HTML page from audit, simulation and decode output,\n"
-            "and 'assignframe watch' histories as a timeline per group."
+            "'assignframe inspect --out' verdicts (every group read, of every type), and\n"
+            "'assignframe watch' histories as a timeline per group."
         ),
         examples=(
             "assignframe report --audit audit-out --simulation sim.json "
             "--snapshots snapshots.jsonl --out report.html",
             "assignframe report --history groups-history.jsonl --out history.html",
+            "assignframe report --verdicts inspect-out/verdicts.json --audit inspect-out/audit "
+            "--out cluster.html",
         ),
     )
     parser.add_argument(
@@ -62,6 +65,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="an `assignframe watch --history` file: a timeline per group",
     )
+    parser.add_argument(
+        "--verdicts",
+        type=Path,
+        metavar="DIR|verdicts.json",
+        help="an `assignframe inspect --out` folder or its verdicts.json: every group read",
+    )
     parser.add_argument("--out", "-o", type=Path, default=Path("report.html"), metavar="PATH")
     parser.set_defaults(handler=_run)
 
@@ -77,9 +86,10 @@ def _run(args: argparse.Namespace) -> int:
         simulations += loaded if isinstance(loaded, list) else [loaded]
     captures = [view for path in args.snapshots for view in _snapshot_views(path)]
     history, torn = _history(args.history) if args.history else ([], None)
+    live = _verdicts(args.verdicts) if args.verdicts else None
     report = write_report(
         args.out, audit_summary=summary, simulations=simulations, captures=captures,
-        history=history, history_source=args.history.name if args.history else "",
+        history=history, history_source=args.history.name if args.history else "", live=live,
     )
     print(f"report written to {report.resolve()}")
     if torn:
@@ -111,6 +121,18 @@ def _history(path: Path) -> tuple[list[dict[str, Any]], str | None]:
     if not events:
         raise InputError("no watch history event in the file", str(path))
     return events, None
+
+
+def _verdicts(path: Path) -> dict[str, Any]:
+    """``inspect --out``'s verdicts document, checked to be one."""
+    path = path / "verdicts.json" if path.is_dir() else path
+    document = read_json(path)
+    groups = document.get("groups") if isinstance(document, dict) else None
+    if not (isinstance(groups, list) and all(isinstance(g, dict) and "group_id" in g
+                                             for g in groups)):
+        raise InputError("not an inspect verdicts.json: expected an object whose groups are "
+                         "objects with a group_id", str(path))
+    return document
 
 
 def _snapshot_views(path: Path) -> list[dict[str, Any]]:

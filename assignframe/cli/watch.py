@@ -55,7 +55,7 @@ def _run(args: argparse.Namespace) -> int:
         raise CommandLineError("expected seconds > 0", "--interval")
     config, wanted = cluster_settings(args)
     options = WatchOptions(args.interval, args.duration, args.stuck_after, args.history,
-                           args.timeout)
+                           args.timeout, args.generation_timeout)
     metrics = WatchMetrics()
     if args.metrics_port is not None:
         try:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..lag import committed_lag
 from ..model import TopicPartition
 from ..snapshot import GroupSnapshot
 from .reader import ClusterRead, GroupRead
@@ -85,7 +86,7 @@ def group_detail(read: ClusterRead, group: GroupRead,
     for tp in sorted(set(group.committed) | set(owner)):
         member = owner.get(tp)
         current, end = group.committed.get(tp), read.end_offsets.get(tp)
-        lag = max(0, end - current) if current is not None and end is not None else None
+        lag = committed_lag(end, current)
         rows.append(PartitionDetail(tp.topic, tp.partition, current, end, lag,
                                     member.member_id if member else None,
                                     member.host if member else None,

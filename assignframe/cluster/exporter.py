@@ -12,7 +12,7 @@ Gauges describe the last poll; counters add up over the watch. Names and labels 
 ``assignframe_group_unsettled_seconds{group}``           seconds since the group was last settled
 ``assignframe_group_readable{group}``                    1 read fully, 0 not (see the history)
 ``assignframe_group_lag{group}``                         records behind on committed partitions
-``assignframe_group_uncommitted_partitions{group}``      partitions with no committed offset
+``assignframe_group_uncommitted_partitions{group}``      partitions of unknown lag: no commit
 ``assignframe_group_migration_refused{group}``           classic: 1 when the online upgrade fails
 ``assignframe_member_partitions{group,member,client_id}``  partitions a member owns
 ``assignframe_member_lag{group,member,client_id}``       lag of what a member owns (committed)
@@ -101,7 +101,8 @@ class WatchMetrics:
             ("unsettled_seconds", "seconds since the group was last stable and reconciled"),
             ("readable", "1 when the group was read fully"),
             ("lag", "records behind on the partitions with a committed offset"),
-            ("uncommitted_partitions", "subscribed partitions with no committed offset"),
+            ("uncommitted_partitions", "subscribed partitions holding records with no committed "
+             "offset (lag unknown)"),
             ("migration_refused", "classic groups: 1 when the online upgrade would fail"),
             ("backlog", "share groups: records past the share-partition start offsets"),
             ("behind_members", "share groups: members short of the assignment epoch"))}
@@ -174,8 +175,8 @@ class WatchMetrics:
         for member, assignment in snapshot.current.assignments.items():
             labels = [v.group_id, member, snapshot.info(member).client_id or ""]
             per_member["partitions"].add_metric(labels, len(assignment.partitions))
-            if v.member_lag is not None:
-                per_member["lag"].add_metric(labels, v.member_lag.get(member, 0))
+            if v.member_lag is not None and member in v.member_lag:  # else: not known
+                per_member["lag"].add_metric(labels, v.member_lag[member])
 
 
 def _view(v: GroupVerdict, view: ShareView | StreamsView, members: Any, gauges: dict[str, Any],

@@ -19,10 +19,12 @@ from ..audit.group import audit_group
 from ..audit.rerun import AuditContext
 from ..audit.rows import current_metrics
 from ..audit.streams_migration import is_classic_streams, streams_migration
+from ..lag import committed_lag
 from ..metrics import lag_per_member
 from ..snapshot import GroupSnapshot, snapshot_to_dict
 from .config import ClientConfig
-from .group_records import GroupMetadataLog
+from .group_problems import PROBLEM_KINDS, GroupProblem
+from .group_records import READ_BUDGET_S, GroupMetadataLog
 from .groups import (
     NOT_SNAPSHOTTED,
     group_snapshot,
@@ -34,7 +36,7 @@ from .reader import ClusterRead, GroupFilter, GroupRead, read_cluster
 from .share_streams import ShareView, StreamsView, view_of
 from .transport import Transport
 
-__all__ = ["GroupVerdict", "Inspection", "absent", "committed_lag", "inspect_cluster",
+__all__ = ["GroupVerdict", "Inspection", "absent", "group_lag", "inspect_cluster",
            "verdicts"]
 
 
@@ -50,7 +52,8 @@ class GroupVerdict:
     partitions: int | None = 0
     spread: int | None = None
     lag_spread: int | None = None
-    problems: list[str] = field(default_factory=list)
+    #: what is wrong, worst kinds first as found; each carries its kind (``problem_kinds``)
+    problems: list[GroupProblem] = field(default_factory=list)
     recommendation: str | None = None
     migration: str | None = None
     unreadable: str | None = None
@@ -59,12 +62,14 @@ class GroupVerdict:
     member_ids: list[str] = field(default_factory=list)
     #: records behind over the partitions with a committed offset (None: no lag known)
     lag: int | None = None
-    #: member id -> lag of the partitions it owns that have a committed offset
+    #: member id -> lag of the partitions it owns that have a committed offset (a member
+    #: owning partitions none of which has one is left out: its lag is not known)
     member_lag: dict[str, int] | None = None
     #: a rebalancing classic group: member id -> the partitions (``t-p``) it holds now
     held: dict[str, list[str]] | None = None
-    #: subscribed (or, without members, listed) partitions with no committed offset, ``t-p``:
-    #: their lag is not known (where the consumer starts is its ``auto.offset.reset``)
+    #: subscribed (or, without members, listed) partitions holding records with no committed
+    #: offset, ``t-p``: their lag is not known (where the consumer starts is its
+    #: ``auto.offset.reset``)
     no_commit: list[str] = field(default_factory=list)
     view: ShareView | StreamsView | None = None
 
@@ -80,8 +85,15 @@ class GroupVerdict:
         unreadable, problems, spread, lag_spread = self.badness()
         return (rank, -unreadable, -problems, -spread, -lag_spread)
 
+    def problem_kinds(self) -> list[str]:
+        """The kinds of its problems (:data:`PROBLEM_KINDS`), ``unreadable`` included, in the
+        order of :data:`PROBLEM_KINDS`."""
+        kinds = {p.kind for p in self.problems} | ({"unreadable"} if self.unreadable else set())
+        return [k for k in PROBLEM_KINDS if k in kinds]
+
     def as_dict(self) -> dict[str, Any]:
         data = {k: v for k, v in self.__dict__.items() if k not in ("snapshot", "view")}
+        data["problem_kinds"] = self.problem_kinds()
         if self.view is not None:
             data["detail"] = self.view.as_dict()
         return data
@@ -114,15 +126,22 @@ class Inspection:
 
 
 def inspect_cluster(bootstrap: str, config: ClientConfig, wanted: GroupFilter,
-                    timeout_s: float, context: AuditContext | None = None) -> Inspection:
-    """Connect, read one pass, judge every group (see the module's docstring)."""
+                    timeout_s: float, context: AuditContext | None = None,
+                    generation_budget_s: float = READ_BUDGET_S) -> Inspection:
+    """Connect, read one pass, judge every group (see the module's docstring).
+
+    :param generation_budget_s: seconds for reading classic generations from
+        ``__consumer_offsets`` (:class:`GroupMetadataLog`); 0: they are not read (unknown)
+    """
     transport = Transport(bootstrap, config, timeout_s)
-    group_log = GroupMetadataLog(bootstrap, config, timeout_s)
+    group_log = GroupMetadataLog(bootstrap, config, timeout_s, generation_budget_s) \
+        if generation_budget_s > 0 else None
     try:
         read = read_cluster(transport, wanted, group_log)
     finally:
         transport.close()
-        group_log.close()
+        if group_log is not None:
+            group_log.close()
     missing = [g.group_id for g in read.groups if absent(g)]
     return Inspection(read, verdicts(read, context), transport.requests_per_api(), missing)
 
@@ -141,18 +160,18 @@ def verdicts(read: ClusterRead, context: AuditContext | None = None) -> list[Gro
     return sorted(judged, key=lambda v: (v.triage(), v.group_id))
 
 
-def committed_lag(read: ClusterRead, group: GroupRead) -> int | None:
-    """Total lag of ``group``'s partitions with a committed offset whose end offset was read
-    (end - committed, never negative); None when there is no such partition. Partitions never
-    committed are not counted: their lag is not known."""
-    known = [max(0, read.end_offsets[tp] - offset) for tp, offset in group.committed.items()
-             if tp in read.end_offsets]
+def group_lag(read: ClusterRead, group: GroupRead) -> int | None:
+    """Total lag of ``group``'s committed partitions whose lag is known
+    (:func:`assignframe.lag.committed_lag`); None when no partition's is."""
+    lags = (committed_lag(read.end_offsets.get(tp), offset)
+            for tp, offset in group.committed.items())
+    known = [lag for lag in lags if lag is not None]
     return sum(known) if known else None
 
 
 def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> GroupVerdict:
     verdict = GroupVerdict(group.group_id, group.group_type, group.state)
-    verdict.lag = committed_lag(read, group)
+    verdict.lag = group_lag(read, group)
     verdict.unreadable = unreadable(group)
     if verdict.unreadable:
         return verdict
@@ -165,14 +184,16 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
         verdict.members = len(group.described.members)
         verdict.held = {m: [f"{tp.topic}-{tp.partition}" for tp in tps] for m, tps in held.items()}
         verdict.partitions = len({tp for tps in held.values() for tp in tps})
-        verdict.problems = [f"state {group.state}: rebalancing (Kafka describes members with "
-                            "what they hold but without their subscriptions until it completes)"]
+        verdict.problems = [GroupProblem(
+            f"state {group.state}: rebalancing (Kafka describes members with what they hold "
+            "but without their subscriptions until it completes)", "rebalancing")]
         return verdict
     snapshot = group_snapshot(read, group)
     if snapshot is None:  # no members: committed offsets only, or no such group
         verdict.problems = _lag_without_members(verdict.lag, group)
         if group.state == "Dead":
-            verdict.problems.append("no such group (the coordinator says Dead)")
+            verdict.problems.append(GroupProblem("no such group (the coordinator says Dead)",
+                                                 "gone"))
         return verdict
     verdict.snapshot = snapshot
     current = current_metrics(snapshot)
@@ -199,7 +220,8 @@ def _judged_view(read: ClusterRead, group: GroupRead, verdict: GroupVerdict) -> 
     if view is None or not view.members:
         verdict.members, verdict.partitions = 0, None
         if view is not None and isinstance(view, ShareView) and view.total_backlog():
-            verdict.problems = [f"no members; backlog {view.total_backlog()}"]
+            verdict.problems = [GroupProblem(f"no members; backlog {view.total_backlog()}",
+                                             "no-members")]
         return verdict
     verdict.protocol = view.assignor
     verdict.members = len(view.members)
@@ -214,76 +236,83 @@ def _judged_view(read: ClusterRead, group: GroupRead, verdict: GroupVerdict) -> 
     verdict.lag_spread = max(known) - min(known) if known and len(known) == len(lags) else None
     verdict.problems = view.problems()
     if group.share_offsets_error:
-        verdict.problems.append(f"DescribeShareGroupOffsets: {group.share_offsets_error}")
+        verdict.problems.append(GroupProblem(
+            f"DescribeShareGroupOffsets: {group.share_offsets_error}", "unreadable"))
     return verdict
 
 
-def _problems(snapshot: GroupSnapshot, current: dict[str, Any]) -> list[str]:
+def _problems(snapshot: GroupSnapshot, current: dict[str, Any]) -> list[GroupProblem]:
     validity = current["validity"]
-    found = []
+    found: list[GroupProblem] = []
     if validity["unowned"]:
-        found.append(f"unowned {_pairs(validity['unowned'])}")
+        found.append(GroupProblem(f"unowned {_pairs(validity['unowned'])}", "unowned"))
     if validity["double_owned"]:
-        found.append(f"double-owned {_pairs(validity['double_owned'])}")
+        found.append(GroupProblem(f"double-owned {_pairs(validity['double_owned'])}",
+                                  "double-owned"))
     if current["idle_members"]:
-        found.append(f"{current['idle_members']} idle member(s)")
+        found.append(GroupProblem(f"{current['idle_members']} idle member(s)", "idle"))
     reconciling = snapshot.reconciling()
     if reconciling:
-        found.append(f"{len(reconciling)} member(s) reconciling toward epoch "
-                     f"{snapshot.target_epoch}")
+        found.append(GroupProblem(f"{len(reconciling)} member(s) reconciling toward epoch "
+                                  f"{snapshot.target_epoch}", "reconciling"))
         found += _holding_back(snapshot)
     if snapshot.group_state not in (None, "Stable", "Empty"):
-        found.append(f"state {snapshot.group_state}")
+        found.append(GroupProblem(f"state {snapshot.group_state}", "rebalancing"))
     types = [snapshot.info(m).member_type for m in snapshot.members]
     if snapshot.group_type == "consumer" and "classic" in types:
-        found.append(f"mixed group (mid-migration): {types.count('classic')} classic member(s), "
-                     f"{types.count('consumer')} consumer member(s)")
+        found.append(GroupProblem(
+            f"mixed group (mid-migration): {types.count('classic')} classic member(s), "
+            f"{types.count('consumer')} consumer member(s)", "mixed"))
     return found
 
 
-def _holding_back(snapshot: GroupSnapshot) -> list[str]:
+def _holding_back(snapshot: GroupSnapshot) -> list[GroupProblem]:
     """Consumer protocol: each member still holding partitions its target no longer has (it
     has not revoked them yet), which keeps the members they go to waiting: named with its
     client and epoch, so the blocked group points at the member that blocks it."""
-    found = []
+    found: list[GroupProblem] = []
     target = snapshot.target.assignments if snapshot.target is not None else {}
     for member, held in snapshot.current.assignments.items():
         kept = set(target[member].partitions) if member in target else set()
         owed = [tp for tp in held.partitions if tp not in kept]
         if owed:
             info = snapshot.info(member)
-            found.append(f"member {member} ({info.client_id or 'client unknown'}, epoch "
-                         f"{info.member_epoch}) has not revoked "
-                         f"{_pairs([tp.topic, tp.partition] for tp in owed)}")
+            found.append(GroupProblem(
+                f"member {member} ({info.client_id or 'client unknown'}, epoch "
+                f"{info.member_epoch}) has not revoked "
+                f"{_pairs([tp.topic, tp.partition] for tp in owed)}", "reconciling"))
     return found
 
 
-def _lag_without_members(lag: int | None, group: GroupRead) -> list[str]:
-    return [f"no members; lag {lag} on {len(group.committed)} committed partition(s)"] \
-        if lag else []
+def _lag_without_members(lag: int | None, group: GroupRead) -> list[GroupProblem]:
+    return [GroupProblem(f"no members; lag {lag} on {len(group.committed)} committed "
+                         "partition(s)", "no-members")] if lag else []
 
 
 def _lags(verdict: GroupVerdict, snapshot: GroupSnapshot, group: GroupRead) -> None:
     """Total lag, lag per member (the core's :func:`lag_per_member`) and the partitions whose
     lag is unknown because nothing was committed for them."""
+    known = snapshot.lags or {}
     verdict.no_commit = [f"{tp.topic}-{tp.partition}" for tp in snapshot.partitions()
-                         if tp not in group.committed]
+                         if tp not in group.committed and tp not in known]
     if snapshot.lags:
         verdict.member_lag = lag_per_member(snapshot.current, snapshot.lags)
 
 
-def _lag_problems(verdict: GroupVerdict) -> list[str]:
-    found = []
+def _lag_problems(verdict: GroupVerdict) -> list[GroupProblem]:
+    found: list[GroupProblem] = []
     if verdict.no_commit:
-        found.append(f"no commit on {_names(verdict.no_commit)} (lag unknown: where the "
-                     "consumer starts is its auto.offset.reset)")
+        found.append(GroupProblem(f"no commit on {_names(verdict.no_commit)} (lag unknown: "
+                                  "where the consumer starts is its auto.offset.reset)",
+                                  "no-commit"))
     member_lag = verdict.member_lag or {}
     if verdict.lag and verdict.lag >= LAG_IMBALANCE_MIN and len(member_lag) > 1 and \
             (verdict.lag_spread or 0) > LAG_IMBALANCE_SHARE * verdict.lag:
         most = max(member_lag, key=lambda m: (member_lag[m], m))
         least = min(member_lag, key=lambda m: (member_lag[m], m))
-        found.append(f"lag imbalance: {most} is {member_lag[most]} records behind, {least} "
-                     f"{member_lag[least]} (of {verdict.lag})")
+        found.append(GroupProblem(f"lag imbalance: {most} is {member_lag[most]} records "
+                                  f"behind, {least} {member_lag[least]} (of {verdict.lag})",
+                                  "lag-imbalance"))
     return found
 
 

@@ -18,6 +18,12 @@ A recorded generation is the group's only while the group is ``Stable`` or ``Emp
 record holds the members the coordinator describes: during a rebalance the coordinator has moved
 to a generation whose record is not written yet (and a record read just before or after the
 describe may be another generation's), so :func:`group_generation` says it is unknown (None).
+
+The read is optional and bounded: one refresh reads for at most ``budget_s`` seconds (a busy
+cluster's partitions hold every commit since their last compaction, more than any timeout
+allows). A partition read to its end in time gives its groups' records; one that is not gives
+none (a record read half-way may be an older generation's), and the next refresh goes on from
+where this one stopped.
 """
 
 from __future__ import annotations
@@ -33,13 +39,16 @@ import assignframe_codec as codec
 from ..javaorder.tables import java_string_hash
 from .config import ClientConfig
 
-__all__ = ["GroupMetadataLog", "RecordedGroup", "group_generation", "offsets_partition"]
+__all__ = ["READ_BUDGET_S", "GroupMetadataLog", "RecordedGroup", "group_generation",
+           "offsets_partition"]
 
 log = logging.getLogger("assignframe.cluster")
 
 #: states in which the stored record is the group's current generation
 _RECORD_IS_CURRENT = ("Stable", "Empty")
 _GROUP_METADATA_KEY_VERSION = 2
+#: seconds one refresh may spend reading records, by default (``--generation-timeout``)
+READ_BUDGET_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -78,28 +87,39 @@ class GroupMetadataLog:
 
     :param bootstrap: the cluster
     :param config: client settings (security), as for the transport
-    :param timeout_s: the deadline of the connection and of each read
+    :param timeout_s: the deadline of the connection and of each request
+    :param budget_s: how long one :meth:`refresh` may spend reading records
     """
 
-    def __init__(self, bootstrap: str, config: ClientConfig, timeout_s: float) -> None:
+    def __init__(self, bootstrap: str, config: ClientConfig, timeout_s: float,
+                 budget_s: float = READ_BUDGET_S) -> None:
         self.bootstrap, self.config, self.timeout_s = bootstrap, config, timeout_s
+        self.budget_s = budget_s
         self.groups: dict[str, RecordedGroup] = {}
+        #: why the last refresh read nothing (every generation unknown); None when it read
         self.problem: str | None = None
+        #: the partitions the last refresh wanted but did not read to their end in its budget
+        self.unread: set[int] = set()
+        self._partitions: int | None = None
         self._consumer: Any = None
         self._assigned: set[int] = set()
 
     def refresh(self, group_ids: Iterable[str], partitions: int | None,
                 via: str | None = None) -> None:
-        """Read every record up to the current end of the partitions holding ``group_ids``
-        (``partitions``: the topic's partition count; None when Metadata did not list it).
-        ``via``: the bootstrap address to connect through the first time (the one that
-        answered the cluster reader), else every address. A failure is kept in
-        :attr:`problem` (the generations stay unknown), never raised."""
+        """Read the partitions holding ``group_ids`` toward their current end, for at most
+        :attr:`budget_s` (``partitions``: the topic's partition count; None when Metadata did
+        not list it). ``via``: the bootstrap address to connect through the first time (the
+        one that answered the cluster reader), else every address. A partition not read to
+        its end is kept in :attr:`unread`, a failure in :attr:`problem` (the generations stay
+        unknown); neither is raised."""
+        self._partitions = partitions
         wanted = {offsets_partition(g, partitions) for g in group_ids} if partitions else set()
+        self.unread = set(wanted)
         if not wanted:
             return
+        deadline = time.monotonic() + self.budget_s
         try:
-            self._read(wanted, via)
+            self.unread = self._read(wanted, via, deadline)
             self.problem = None
         except Exception as exc:  # kafka-python raises its own tree and plain OSErrors
             self.problem = self.config.redact(f"cannot read {codec.OFFSETS_TOPIC}: "
@@ -107,7 +127,17 @@ class GroupMetadataLog:
             log.debug("%s", self.problem)
             self.close()
 
-    def _read(self, wanted: set[int], via: str | None) -> None:
+    def recorded(self, group_id: str) -> RecordedGroup | None:
+        """``group_id``'s last record, when the last refresh read its partition to the end;
+        None otherwise (no record, or not known)."""
+        if self.problem or not self._partitions or \
+                offsets_partition(group_id, self._partitions) in self.unread:
+            return None
+        return self.groups.get(group_id)
+
+    def _read(self, wanted: set[int], via: str | None, deadline: float) -> set[int]:
+        """Read until every wanted partition reached the end offset it had when the read
+        began, or ``deadline``; the partitions that did not."""
         from kafka import TopicPartition as KafkaPartition
 
         consumer = self._consumer or self._connect(via)
@@ -118,15 +148,22 @@ class GroupMetadataLog:
             consumer.assign(assigned)
             consumer.seek_to_beginning(*[KafkaPartition(codec.OFFSETS_TOPIC, p)
                                          for p in sorted(new)])
-        parts = [KafkaPartition(codec.OFFSETS_TOPIC, p) for p in sorted(self._assigned)]
+        parts = [KafkaPartition(codec.OFFSETS_TOPIC, p) for p in sorted(wanted)]
         ends = consumer.end_offsets(parts)
-        deadline = time.monotonic() + self.timeout_s
-        while any(consumer.position(tp) < ends[tp] for tp in parts):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"records not read within {self.timeout_s} s")
-            for records in consumer.poll(timeout_ms=200).values():
+
+        def behind(tp: Any) -> bool:
+            left_ms = max(1, int((deadline - time.monotonic()) * 1000))
+            position = consumer.position(tp, timeout_ms=left_ms)
+            return position is None or position < ends[tp]
+
+        pending = [tp for tp in parts if behind(tp)]
+        while pending and time.monotonic() < deadline:
+            left_ms = int((deadline - time.monotonic()) * 1000)
+            for records in consumer.poll(timeout_ms=max(1, min(200, left_ms))).values():
                 for record in records:
                     self._take(record.key, record.value)
+            pending = [tp for tp in pending if behind(tp)]
+        return {tp.partition for tp in pending}
 
     def _connect(self, via: str | None) -> Any:
         from kafka import KafkaConsumer

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..classic.wire import decode_member_assignment
 from ..errors import CodecError
-from ..lag import partition_lag
+from ..lag import committed_lag
 from ..model import Cluster, GroupAssignment, Member, MemberAssignment, TopicPartition
 from ..snapshot import CapturedMember, GroupSnapshot, MemberInfo, MemberWire, snapshot_from_wire
 from .group_records import group_generation
@@ -153,12 +153,11 @@ def _partitions(assignment: Any) -> tuple[TopicPartition, ...]:
 
 
 def _with_lags(read: ClusterRead, group: GroupRead, snapshot: GroupSnapshot) -> GroupSnapshot:
-    """Lag of every subscribed partition with a committed offset whose end offset was read. A
-    partition nothing was committed for has no lag here (unknown, null in JSON): where its
-    consumer starts is its ``auto.offset.reset``, which the broker does not know."""
+    """Lag of every subscribed partition whose lag is known (:func:`assignframe.lag.committed_lag`:
+    a partition holding records that nothing was committed for has none here, null in JSON)."""
     lags = {}
     for tp in snapshot.partitions():
-        end, committed = read.end_offsets.get(tp), group.committed.get(tp)
-        if end is not None and committed is not None:
-            lags[tp] = partition_lag(end, committed, 0, "latest")
+        lag = committed_lag(read.end_offsets.get(tp), group.committed.get(tp))
+        if lag is not None:
+            lags[tp] = lag
     return replace(snapshot, lags=lags or None)

@@ -26,7 +26,7 @@ import assignframe_codec as codec
 from ..model import TopicPartition
 from ..snapshot_schema import GROUP_TYPES
 from .apis import API_VERSIONS_BOOTSTRAP, ApiSupport, error_code
-from .group_records import GroupMetadataLog, RecordedGroup
+from .group_records import GroupMetadataLog, RecordedGroup, offsets_partition
 from .share_offsets import read_share_offsets
 from .transport import Broker, Transport, TransportError
 
@@ -83,7 +83,8 @@ class GroupRead:
     problems: list[str] = field(default_factory=list)
     #: classic: the group's last GroupMetadataValue in __consumer_offsets (its generation)
     recorded: RecordedGroup | None = None
-    #: False for a group asked for by id that ListGroups did not list
+    #: False for a group asked for by id, or known from before (``known``), that ListGroups
+    #: did not list
     listed: bool = True
     #: share groups: partition -> (start offset, lag) as DescribeShareGroupOffsets said (-1:
     #: unknown); None when not read (see share_offsets_error)
@@ -102,7 +103,11 @@ class ClusterRead:
     replica_racks: dict[TopicPartition, tuple[str, ...]] = field(default_factory=dict)
     end_offsets: dict[TopicPartition, int] = field(default_factory=dict)
     groups: list[GroupRead] = field(default_factory=list)
+    #: what could not be read (exit 1 in inspect)
     notices: list[str] = field(default_factory=list)
+    #: what was left unknown on purpose, e.g. generations not read within their budget (no
+    #: exit status of its own)
+    notes: list[str] = field(default_factory=list)
 
 
 class _Pass:
@@ -162,7 +167,8 @@ def read_cluster(transport: Transport, wanted: GroupFilter = GroupFilter(),
     :param known: groups to read even when ListGroups does not list them (id -> type, None:
         not known), so a group is said to be gone only when its coordinator says so: a broker
         that is not (yet) coordinator of a partition leaves its groups out of ListGroups
-        without an error (Kafka 4.1 just after a restart)
+        without an error (Kafka 4.1 just after a restart); one its coordinator does not know
+        either is :func:`~assignframe.cluster.fleet.absent` (gone)
     """
     read = ClusterRead(transport.bootstrap, time.time())
     run = _Pass(transport, read)
@@ -170,7 +176,7 @@ def read_cluster(transport: Transport, wanted: GroupFilter = GroupFilter(),
     groups = _list_groups(run, wanted)
     for group_id, group_type in (known or {}).items():
         if group_id not in groups and wanted.wants(group_id, group_type):
-            groups[group_id] = GroupRead(group_id, group_type)
+            groups[group_id] = GroupRead(group_id, group_type, listed=False)
     _find_coordinators(run, groups)
     _describe(run, groups)
     if group_log is not None:
@@ -342,16 +348,26 @@ def _batches(items: Sequence[Any], size: int) -> Iterable[list[Any]]:
 
 def _recorded(run: _Pass, groups: dict[str, GroupRead], group_log: GroupMetadataLog) -> None:
     """Each classic group's last GroupMetadataValue (read after the describe, so a Stable
-    group's record is already written)."""
+    group's record is already written). The read has a budget of its own: a partition not read
+    to its end in it leaves its groups' generations unknown, said in one note (the generation
+    is optional: the rest of the pass stands); a read that fails is a notice."""
     classic = [g.group_id for g in groups.values() if g.group_type == "classic"]
     if not classic:
         return
     group_log.refresh(classic, run.read.partitions.get(codec.OFFSETS_TOPIC),
                       run.transport.listener)
     if group_log.problem:
-        run.read.notices.append(f"{group_log.problem}: classic generations are unknown")
+        run.read.notices.append(f"{group_log.problem}: classic generations are unknown "
+                                "(--generation-timeout 0 does not read them)")
+    elif group_log.unread:
+        partitions = run.read.partitions[codec.OFFSETS_TOPIC]
+        unknown = [g for g in classic if offsets_partition(g, partitions) in group_log.unread]
+        run.read.notes.append(
+            f"classic generations unknown for {len(unknown)} of {len(classic)} group(s): "
+            f"{len(group_log.unread)} partition(s) of {codec.OFFSETS_TOPIC} not read to their "
+            f"end within {group_log.budget_s:g} s (--generation-timeout)")
     for group_id in classic:
-        groups[group_id].recorded = group_log.groups.get(group_id)
+        groups[group_id].recorded = group_log.recorded(group_id)
 
 
 # --------------------------------------------------------------------------- offsets

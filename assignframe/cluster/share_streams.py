@@ -20,15 +20,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..lag import committed_lag
 from ..model import TopicPartition
+from ..streams_assignor import TASK_KINDS, parse_task_label, task_label, task_order
+from .group_problems import GroupProblem
 from .reader import ClusterRead, GroupRead
 
-__all__ = ["ShareMember", "ShareView", "StreamsMember", "StreamsView", "TASK_KINDS",
-           "share_view", "streams_view", "view_of"]
+__all__ = ["ShareMember", "ShareView", "StreamsMember", "StreamsView", "share_view",
+           "streams_view", "view_of"]
 
-#: task kinds: the describe's field -> the name the views use
-TASK_KINDS = (("active_tasks", "active"), ("standby_tasks", "standby"),
-              ("warmup_tasks", "warmup"))
+#: a task kind's field in StreamsGroupDescribe's assignments (``active`` -> ``active_tasks``)
+_DESCRIBED = "{}_tasks"
 
 
 def _known(value: int | None) -> int | None:
@@ -124,21 +126,23 @@ class ShareView:
         """``topic-p`` -> its holders (comma-separated member ids), for the watch history."""
         return {_tp(tp): ",".join(sorted(ids)) for tp, ids in sorted(self.holders().items())}
 
-    def problems(self) -> list[str]:
-        found = []
+    def problems(self) -> list[GroupProblem]:
+        found: list[GroupProblem] = []
         if self.unassigned():
-            found.append(f"{len(self.unassigned())} partition(s) held by no member: "
-                         + _listed([_tp(tp) for tp in self.unassigned()]))
+            found.append(GroupProblem(f"{len(self.unassigned())} partition(s) held by no "
+                                      "member: " + _listed([_tp(tp) for tp in self.unassigned()]),
+                                      "unowned"))
         if self.idle():
-            found.append(f"{len(self.idle())} idle member(s): "
-                         + _listed([_who(m.member_id, m.client_id) for m in self.idle()]))
+            found.append(GroupProblem(f"{len(self.idle())} idle member(s): " + _listed(
+                [_who(m.member_id, m.client_id) for m in self.idle()]), "idle"))
         if self.behind():
-            found.append(f"{len(self.behind())} member(s) behind assignment epoch "
-                         f"{self.assignment_epoch}: " + _listed(
-                             [f"{_who(m.member_id, m.client_id)} at {m.member_epoch}"
-                              for m in self.behind()]))
+            found.append(GroupProblem(
+                f"{len(self.behind())} member(s) behind assignment epoch "
+                f"{self.assignment_epoch}: " + _listed(
+                    [f"{_who(m.member_id, m.client_id)} at {m.member_epoch}"
+                     for m in self.behind()]), "reconciling"))
         if self.state not in (None, "Stable", "Empty"):
-            found.append(f"state {self.state}")
+            found.append(GroupProblem(f"state {self.state}", "rebalancing"))
         return found
 
     def as_dict(self) -> dict[str, Any]:
@@ -206,12 +210,11 @@ def _task_ids(assignment: Any, kind: str) -> tuple[str, ...]:
     if assignment is None:
         return ()
     tasks = [(t.subtopology_id, p) for t in getattr(assignment, kind) for p in t.partitions]
-    return tuple(f"{s}_{p}" for s, p in sorted(tasks, key=_task_order))
+    return tuple(map(task_label, sorted(tasks, key=task_order)))
 
 
-def _task_order(task: tuple[str, int]) -> tuple[Any, ...]:
-    subtopology, partition = task
-    return (int(subtopology) if subtopology.isdigit() else float("inf"), subtopology, partition)
+def _label_order(label: str) -> tuple[Any, ...]:
+    return task_order(parse_task_label(label))
 
 
 @dataclass
@@ -239,7 +242,7 @@ class StreamsView:
             if sizes and len(sizes) == len(topics):
                 tasks |= {f"{subtopology}_{p}" for p in range(max(sizes))}
         tasks |= {t for m in self.members for t in m.target.get("active", ())}
-        return sorted(tasks, key=lambda t: _task_order(_split(t)))
+        return sorted(tasks, key=_label_order)
 
     def owners(self) -> dict[str, str]:
         """Active task -> the member holding it now (the watch history's ``moved`` events)."""
@@ -279,7 +282,7 @@ class StreamsView:
         holding = {m.member_id: [t for t in m.tasks.get("active", ())
                                  if t not in m.target.get("active", ())] for m in self.members}
         waited = sorted({t for tasks in self.waited_for().values() for t in tasks},
-                        key=lambda t: _task_order(_split(t)))
+                        key=_label_order)
         if waited:
             for m in self.members:
                 if m.member_epoch < self.assignment_epoch:
@@ -294,38 +297,39 @@ class StreamsView:
     def subtopology_lags(self) -> dict[str, int | None]:
         lags: dict[str, int | None] = {}
         for task, lag in self.task_lags.items():
-            subtopology = _split(task)[0]
+            subtopology = parse_task_label(task)[0]
             if lag is not None:
                 lags[subtopology] = (lags.get(subtopology) or 0) + lag
             else:
                 lags.setdefault(subtopology, None)
         return lags
 
-    def problems(self) -> list[str]:
-        found = []
+    def problems(self) -> list[GroupProblem]:
+        found: list[GroupProblem] = []
         if self.unassigned():
-            found.append(f"{len(self.unassigned())} active task(s) held by no member: "
-                         + _listed(self.unassigned()))
+            found.append(GroupProblem(f"{len(self.unassigned())} active task(s) held by no "
+                                      "member: " + _listed(self.unassigned()), "unowned"))
         if self.idle():
-            found.append(f"{len(self.idle())} member(s) without active tasks: "
-                         + _listed([_who(m.member_id, m.client_id) for m in self.idle()]))
+            found.append(GroupProblem(f"{len(self.idle())} member(s) without active tasks: "
+                                      + _listed([_who(m.member_id, m.client_id)
+                                                 for m in self.idle()]), "idle"))
         names = {m.member_id: m.client_id for m in self.members}
         holding = self.not_given_up()
         if holding:
-            found.append("holding tasks it has not given up: " + _listed(
+            found.append(GroupProblem("holding tasks it has not given up: " + _listed(
                 [f"{_who(member, names.get(member))} ({', '.join(tasks)})"
-                 for member, tasks in holding.items()]))
+                 for member, tasks in holding.items()]), "reconciling"))
         waiting = self.waited_for()
         if waiting:
-            found.append("waiting for tasks not yet released: " + _listed(
+            found.append(GroupProblem("waiting for tasks not yet released: " + _listed(
                 [f"{_who(member, names.get(member))} ({', '.join(tasks)})"
-                 for member, tasks in waiting.items()]))
+                 for member, tasks in waiting.items()]), "reconciling"))
         reconciling = self.reconciling()
         if reconciling:
-            found.append(f"{len(reconciling)} member(s) reconciling toward epoch "
-                         f"{self.assignment_epoch}")
+            found.append(GroupProblem(f"{len(reconciling)} member(s) reconciling toward epoch "
+                                      f"{self.assignment_epoch}", "reconciling"))
         if self.state not in (None, "Stable", "Empty"):
-            found.append(f"state {self.state}")
+            found.append(GroupProblem(f"state {self.state}", "rebalancing"))
         return found
 
     def as_dict(self) -> dict[str, Any]:
@@ -334,7 +338,7 @@ class StreamsView:
             "assignment_epoch": self.assignment_epoch, "topology_epoch": self.topology_epoch,
             "assignor": self.assignor,
             "subtopologies": {s: list(t) for s, t in self.subtopologies.items()},
-            "spread": {kind: self.spread(kind) for _, kind in TASK_KINDS},
+            "spread": {kind: self.spread(kind) for kind in TASK_KINDS},
             "lag": {"tasks": self.task_lags, "subtopologies": self.subtopology_lags()},
             "members": [{"member_id": m.member_id, "client_id": m.client_id,
                          "process_id": m.process_id, "member_epoch": m.member_epoch,
@@ -348,18 +352,14 @@ class StreamsView:
         }
 
 
-def _split(task: str) -> tuple[str, int]:
-    subtopology, _, partition = task.rpartition("_")
-    return subtopology, int(partition)
-
-
 def streams_view(read: ClusterRead, group: GroupRead) -> StreamsView:
     """The Streams group ``group`` as read; its active tasks' lag from the committed offsets."""
     described = group.described
     members = [StreamsMember(
         m.member_id, m.client_id or None, m.client_host or None, m.process_id or None,
-        m.member_epoch, {kind: _task_ids(m.assignment, field_) for field_, kind in TASK_KINDS},
-        {kind: _task_ids(m.target_assignment, field_) for field_, kind in TASK_KINDS})
+        m.member_epoch,
+        {kind: _task_ids(m.assignment, _DESCRIBED.format(kind)) for kind in TASK_KINDS},
+        {kind: _task_ids(m.target_assignment, _DESCRIBED.format(kind)) for kind in TASK_KINDS})
         for m in described.members]
     topology = described.topology
     subtopologies = {s.subtopology_id: tuple(s.source_topics)
@@ -371,26 +371,26 @@ def streams_view(read: ClusterRead, group: GroupRead) -> StreamsView:
     if topology is None:
         view.notes.append("the broker described no topology: task inputs and lag unknown")
     for task in sorted({t for m in members for t in m.tasks.get("active", ())},
-                       key=lambda t: _task_order(_split(t))):
+                       key=_label_order):
         view.task_lags[task] = _task_lag(read, group, subtopologies, task)
     return view
 
 
 def _task_lag(read: ClusterRead, group: GroupRead, subtopologies: dict[str, tuple[str, ...]],
               task: str) -> int | None:
-    """end - committed summed over the task's input partitions; None when any is unknown (a
-    partition never committed to counts 0 only when it holds no record)."""
-    subtopology, partition = _split(task)
+    """:func:`assignframe.lag.committed_lag` summed over the task's input partitions; None
+    when any is unknown."""
+    subtopology, partition = parse_task_label(task)
     topics = subtopologies.get(subtopology)
     if not topics:
         return None
     total = 0
     for topic in topics:
         tp = TopicPartition(topic, partition)
-        end, committed = read.end_offsets.get(tp), group.committed.get(tp)
-        if end is None or (committed is None and end != 0):
+        lag = committed_lag(read.end_offsets.get(tp), group.committed.get(tp))
+        if lag is None:
             return None
-        total += max(0, end - (committed or 0))
+        total += lag
     return total
 
 

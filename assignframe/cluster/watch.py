@@ -18,7 +18,7 @@ from ..audit.rerun import AuditContext
 from .config import ClientConfig
 from .exporter import WatchMetrics
 from .fleet import verdicts
-from .group_records import GroupMetadataLog
+from .group_records import READ_BUDGET_S, GroupMetadataLog
 from .history import GroupState, History, changes, state_of, unreachable
 from .reader import GroupFilter, read_cluster
 from .transport import Transport, TransportError
@@ -29,13 +29,16 @@ __all__ = ["WatchOptions", "watch"]
 @dataclass(frozen=True)
 class WatchOptions:
     """How to watch: ``interval`` between polls, ``duration`` (None: until stopped),
-    ``stuck_after`` seconds unsettled before a ``stuck`` event, ``history`` file."""
+    ``stuck_after`` seconds unsettled before a ``stuck`` event, ``history`` file, ``timeout``
+    of the connection, ``generation_timeout`` (see :class:`GroupMetadataLog`)."""
 
     interval: float = 10.0
     duration: float | None = None
     stuck_after: float = 300.0
     history: Path | None = None
     timeout: float = 10.0
+    #: seconds per poll for reading classic generations (0: not read)
+    generation_timeout: float = READ_BUDGET_S
 
 
 def watch(bootstrap: str, config: ClientConfig, wanted: GroupFilter, options: WatchOptions,
@@ -50,7 +53,9 @@ def watch(bootstrap: str, config: ClientConfig, wanted: GroupFilter, options: Wa
     :raises TransportError: the first connection fails (nothing was ever read)
     """
     history = History(options.history, say)  # refused when another watch holds the file
-    group_log = GroupMetadataLog(bootstrap, config, options.timeout)
+    group_log = GroupMetadataLog(bootstrap, config, options.timeout,
+                                 options.generation_timeout) \
+        if options.generation_timeout > 0 else None
     try:
         transport: Transport | None = Transport(bootstrap, config, options.timeout)
     except TransportError:
@@ -59,13 +64,17 @@ def watch(bootstrap: str, config: ClientConfig, wanted: GroupFilter, options: Wa
     context = AuditContext.create()
     started = time.monotonic()
     failures = 0
+    noted = False  # the first poll's notes are said, once a run: the next polls read on
     try:
         while True:
             poll_started = time.monotonic()
             try:
                 transport = transport or Transport(bootstrap, config, options.timeout)
-                _poll(transport, wanted, options, history, metrics, context, on_event,
-                      group_log)
+                notes = _poll(transport, wanted, options, history, metrics, context, on_event,
+                              group_log)
+                if notes and not noted:
+                    noted = True
+                    say("; ".join(notes) + " (the next polls read on from there)")
                 failures = 0
                 metrics.up, metrics.last_success = True, time.time()
             except TransportError as exc:
@@ -88,7 +97,8 @@ def watch(bootstrap: str, config: ClientConfig, wanted: GroupFilter, options: Wa
     finally:  # Ctrl-C, or a caller's on_poll stopping it, included
         if transport is not None:
             transport.close()
-        group_log.close()
+        if group_log is not None:
+            group_log.close()
         history.close()
     return sum(metrics.errors.values())
 
@@ -123,10 +133,12 @@ def _record(history: History, metrics: WatchMetrics, group_id: str, now: float,
 def _poll(transport: Transport, wanted: GroupFilter, options: WatchOptions, history: History,
           metrics: WatchMetrics, context: AuditContext,
           on_event: Callable[[str, dict], None] | None,
-          group_log: GroupMetadataLog | None = None) -> None:
+          group_log: GroupMetadataLog | None = None) -> list[str]:
+    """One poll's events and metrics; the pass's notes (what it left unknown on purpose)."""
     known = {g: s.group_type for g, s in history.last.items() if s.state != "Vanished"}
     read = read_cluster(transport, wanted, group_log, known)
-    judged = verdicts(read, context)
+    judged = verdicts(read, context)  # none for an absent group: unlisted, and not known to
+    # its coordinator (Dead, or GROUP_ID_NOT_FOUND: a deleted share or Streams group), so gone
     now = read.observed_at
     seen = set()
     for verdict in judged:
@@ -143,6 +155,7 @@ def _poll(transport: Transport, wanted: GroupFilter, options: WatchOptions, hist
                     GroupState(state="Vanished"), on_event)
     metrics.verdicts = [v for v in judged if v.group_id in seen]
     metrics.states, metrics.now = dict(history.last), now
+    return read.notes
 
 
 def _failed_api(message: str) -> str:

@@ -18,7 +18,7 @@ lines), :mod:`.console` (everything a person sees), :mod:`.commands`.
 from __future__ import annotations
 
 from .capture import CaptureOptions, CaptureResult, decode_capture, iter_messages
-from .jsonl import SNAPSHOT_SCHEMA, snapshot_dicts, snapshot_to_dict
+from .jsonl import SNAPSHOT_SCHEMA, generation_line, snapshot_dicts
 from .offsets import OffsetsRecord, decode_offsets_record
 from .payload import DETECTION_ORDER, PayloadResult, decode_payload, parse_payload_text
 from .problems import Problem, Problems
@@ -39,8 +39,8 @@ __all__ = [
     "decode_capture",
     "decode_offsets_record",
     "decode_payload",
+    "generation_line",
     "iter_messages",
     "parse_payload_text",
     "snapshot_dicts",
-    "snapshot_to_dict",
 ]

@@ -20,10 +20,10 @@ from ..plugins.manager import PluginManager, get_plugin_manager
 from ..snapshot_schema import hex_or_none
 
 __all__ = [
-    "decode_assignment",
-    "decode_subscription",
     "read_assignment",
+    "read_assignment_typed",
     "read_subscription",
+    "read_subscription_typed",
     "read_user_data",
 ]
 
@@ -61,10 +61,10 @@ def read_subscription(
     metadata: bytes | None, protocol: str | None, member_id: str = ""
 ) -> dict[str, Any]:
     """A member's JoinGroup metadata: hex, and the decoded subscription (or the error)."""
-    return decode_subscription(metadata, protocol, member_id)[0]
+    return read_subscription_typed(metadata, protocol, member_id)[0]
 
 
-def decode_subscription(
+def read_subscription_typed(
     metadata: bytes | None, protocol: str | None, member_id: str = ""
 ) -> tuple[dict[str, Any], codec.Subscription | None]:
     """:func:`read_subscription`, and the decoded subscription it shows (None when there is
@@ -98,10 +98,10 @@ def decode_subscription(
 
 def read_assignment(data: bytes | None) -> dict[str, Any]:
     """A member's SyncGroup assignment: hex, and the decoded partitions (or the error)."""
-    return decode_assignment(data)[0]
+    return read_assignment_typed(data)[0]
 
 
-def decode_assignment(data: bytes | None) -> tuple[dict[str, Any], codec.Assignment | None]:
+def read_assignment_typed(data: bytes | None) -> tuple[dict[str, Any], codec.Assignment | None]:
     """:func:`read_assignment`, and the decoded assignment it shows (None when there are no
     bytes, they are empty, or they do not decode): the typed snapshot is built from it, not from
     the bytes again."""

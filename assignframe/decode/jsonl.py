@@ -26,9 +26,9 @@ from .timeline import GroupTimeline, MemberRound, Snapshot
 __all__ = [
     "SNAPSHOT_SCHEMA",
     "consumer_snapshot_dicts",
+    "generation_line",
     "json_line",
     "snapshot_dicts",
-    "snapshot_to_dict",
 ]
 
 
@@ -52,7 +52,7 @@ def _member_extras(member: MemberRound) -> dict[str, Any]:
     }
 
 
-def snapshot_to_dict(snapshot: Snapshot, source: str | None = None) -> dict[str, Any]:
+def generation_line(snapshot: Snapshot, source: str | None = None) -> dict[str, Any]:
     """One group generation as a JSON-ready dict: the core snapshot's serialization
     (:func:`assignframe.snapshot.snapshot_to_dict`, read back by ``read_snapshot``) plus what
     decode saw around it (docs/decode.md lists every field)."""
@@ -82,7 +82,7 @@ def snapshot_dicts(
 ) -> Iterator[dict[str, Any]]:
     for timeline in timelines:
         for snapshot in timeline.snapshots:
-            yield snapshot_to_dict(snapshot, source)
+            yield generation_line(snapshot, source)
 
 
 def json_line(value: dict[str, Any]) -> str:

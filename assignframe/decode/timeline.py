@@ -17,7 +17,7 @@ import assignframe_codec as codec
 
 from ..snapshot import GroupSnapshot
 from .apis import Message
-from .consumer import decode_assignment, decode_subscription
+from .consumer import read_assignment_typed, read_subscription_typed
 
 __all__ = ["ERROR_NAMES", "GroupTimeline", "MemberRound", "Snapshot", "TimelineBuilder"]
 
@@ -218,7 +218,7 @@ class TimelineBuilder:
             }
             member.subscription_decoded = None
         else:
-            member.subscription, member.subscription_decoded = decode_subscription(
+            member.subscription, member.subscription_decoded = read_subscription_typed(
                 metadata, snapshot.protocol, member.member_id
             )
         member.subscription_bytes = None if metadata is None else bytes(metadata)
@@ -234,7 +234,7 @@ class TimelineBuilder:
         snapshot.leader = snapshot.leader or fields["member_id"]
         for sent in fields["assignments"]:
             member = snapshot.member(sent["member_id"])
-            member.assignment, member.assignment_decoded = decode_assignment(sent["assignment"])
+            member.assignment, member.assignment_decoded = read_assignment_typed(sent["assignment"])
             member.assignment_bytes = _bytes_or_none(sent["assignment"])
 
     def _on_syncgroup_response(self, request: Message, response: Message) -> None:
@@ -247,7 +247,7 @@ class TimelineBuilder:
             return
         snapshot = self._snapshot(asked["group_id"], asked["generation_id"], frame.timestamp)
         member = snapshot.member(asked["member_id"])
-        member.received, member.received_decoded = decode_assignment(fields["assignment"])
+        member.received, member.received_decoded = read_assignment_typed(fields["assignment"])
         member.received_bytes = _bytes_or_none(fields["assignment"])
         snapshot.synced_at = frame.timestamp
         self._round(

@@ -1,9 +1,10 @@
 """The HTML report: self-contained pages (inline CSS, JS and SVG; nothing fetched).
 
-The main page answers an operator first: the fleet verdict (which groups need attention, what to
-switch to, whether the upgrade to the consumer protocol is safe), the groups needing attention,
-the worst of them in detail, the fleet's figures per strategy, groups decoded from captures, and
-a ``watch`` history as a timeline per group.
+The main page answers an operator first: every group a live pass read, of every type
+(:mod:`.live`), the fleet verdict (which groups need attention, what to switch to, whether the
+upgrade to the consumer protocol is safe), the groups needing attention, the worst of them in
+detail, the fleet's figures per strategy, groups decoded from captures, and a ``watch`` history
+as a timeline per group.
 Simulations, long step-by-step pages, get a page of their own beside it, linked from the main
 one (alone, as ``simulate --html`` writes them, they are the page). Each part is optional.
 """
@@ -16,6 +17,7 @@ from typing import Any
 
 from .captures import add_capture_section
 from .fleet import add_fleet_sections
+from .live import add_live_section
 from .page import ReportPage, escape
 from .simulation import add_simulation_section
 from .timeline import add_history_section
@@ -31,6 +33,7 @@ def render_report(
     simulation_link: str | None = None,
     history: Sequence[Mapping[str, Any]] = (),
     history_source: str = "",
+    live: Mapping[str, Any] | None = None,
 ) -> str:
     """One page as a string.
 
@@ -38,8 +41,11 @@ def render_report(
         is then only listed, by name)
     :param history: ``assignframe watch`` history events (:mod:`.timeline`), from
         ``history_source``
+    :param live: ``inspect --out``'s ``verdicts.json``: every group read, of every type
+        (:mod:`.live`), before the audit of those with a snapshot
     """
     page = ReportPage(title)
+    add_live_section(page, live)
     if audit_summary is not None:
         add_fleet_sections(page, audit_summary)
     if simulation_link:

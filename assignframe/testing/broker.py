@@ -33,8 +33,8 @@ from pathlib import Path
 from .broker_base import (
     HOST,
     Broker,
-    BrokerError,
     GroupTimings,
+    LocalBrokerError,
     free_port,
     wait_for_port,
 )
@@ -43,7 +43,7 @@ from .kafka_node import KAFKA_TIMINGS, KafkaNode, find_broker_dist
 __all__ = [
     "BOOTSTRAP_ENV",
     "Broker",
-    "BrokerError",
+    "LocalBrokerError",
     "GroupTimings",
     "external_broker",
     "free_port",
@@ -66,7 +66,7 @@ def start_kafka(
 
     :param shared_from: where to look for ``shared/`` from (default: the working directory)
     :param port: the broker port of a new node (default: a free one)
-    :raises BrokerError: no Java 17, no shared/java/broker, or it did not start (with its logs)
+    :raises LocalBrokerError: no Java 17, no shared/java/broker, or it did not start (with its logs)
     """
     node = KafkaNode(find_broker_dist(shared_from), directory, broker_port=port)
     port = node.start()
@@ -88,7 +88,7 @@ def external_broker() -> Broker | None:
         return None
     host, _, port = bootstrap.rpartition(":")
     if not port.isdigit():
-        raise BrokerError(f"{BOOTSTRAP_ENV}={bootstrap!r} is not host:port")
+        raise LocalBrokerError(f"{BOOTSTRAP_ENV}={bootstrap!r} is not host:port")
     return Broker(host or HOST, int(port), "external", KAFKA_TIMINGS)
 
 
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.ExitStack() as stack:
         try:
             broker = _start_by_hand(args, stack)
-        except BrokerError as error:
+        except LocalBrokerError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
         stack.callback(broker.stop)

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 __all__ = [
     "HOST",
     "Broker",
-    "BrokerError",
+    "LocalBrokerError",
     "BrokerHandle",
     "GroupTimings",
     "ProcessGroup",
@@ -38,7 +38,7 @@ __all__ = [
 HOST = "127.0.0.1"
 
 
-class BrokerError(RuntimeError):
+class LocalBrokerError(RuntimeError):
     """The broker (or what it needs: Java, its files) is missing, or it did not start or stop in
     time; the message says what and where to look."""
 
@@ -105,10 +105,10 @@ class Broker:
     def restart(self) -> None:
         """Stop it and start it again from the same state (same address, same data).
 
-        :raises BrokerError: this session did not start it, or it cannot keep its data
+        :raises LocalBrokerError: this session did not start it, or it cannot keep its data
         """
         if self.handle is None:
-            raise BrokerError(f"{self.bootstrap} is external: this session cannot restart it")
+            raise LocalBrokerError(f"{self.bootstrap} is external: this session cannot restart it")
         self.handle.restart()
 
     def describe(self) -> str:
@@ -129,16 +129,16 @@ def wait_for_port(
 ) -> None:
     """Return once ``host:port`` accepts connections.
 
-    :raises BrokerError: ``process`` exited first, or ``timeout`` seconds passed
+    :raises LocalBrokerError: ``process`` exited first, or ``timeout`` seconds passed
     """
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
-            raise BrokerError(f"broker exited with code {process.returncode} before listening")
+            raise LocalBrokerError(f"broker exited with code {process.returncode} before listening")
         with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
             return
         time.sleep(0.05)
-    raise BrokerError(f"nothing listens on {host}:{port} after {timeout:.0f}s")
+    raise LocalBrokerError(f"nothing listens on {host}:{port} after {timeout:.0f}s")
 
 
 def tail(path: Path | None, lines: int = 30) -> str:
@@ -202,12 +202,12 @@ class ProcessGroup:
     def stop(self, timeout: float = 30.0) -> None:
         """SIGTERM to the group, SIGKILL to whatever is left after ``timeout`` seconds.
 
-        :raises BrokerError: something survived SIGKILL (a process stuck in the kernel)
+        :raises LocalBrokerError: something survived SIGKILL (a process stuck in the kernel)
         """
         try:
             _stop_group(self.pgid, timeout)
             if self.alive:
-                raise BrokerError(f"process group {self.pgid} survived SIGKILL")
+                raise LocalBrokerError(f"process group {self.pgid} survived SIGKILL")
         finally:
             self._release_reaper()
             with contextlib.suppress(subprocess.TimeoutExpired):

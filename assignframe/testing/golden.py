@@ -1,33 +1,41 @@
 """Java's recorded assignments (``shared/golden/assign.jsonl``) as test inputs for strategies.
 
-In a plugin's ``conftest.py``::
+In a plugin's tests, one class runs every recorded scenario of the strategy twice (the strategy
+called on what Java's leader saw, and the whole group runner through the codec) and checks the
+file still covers what the plugin claims::
 
-    from assignframe.testing import golden
+    from assignframe.testing.golden import GoldenScenarios
 
-    def pytest_generate_tests(metafunc):
-        golden.parametrize(metafunc, "range", start=__file__)
+    class TestRangeGolden(GoldenScenarios):
+        strategy_name = "range"
+        categories = ("static-members", "large")      # the file must hold these
 
-Then a test taking ``golden_scenario`` runs once per recorded range scenario, and
+or by hand, in a ``conftest.py``: ``golden.parametrize(metafunc, "range", start=__file__)``, then
+a test taking ``golden_scenario`` runs once per recorded range scenario, and
 ``golden.leader_views(scenario)`` yields each round with the GroupSubscription Java's leader saw.
+(The server assignors' counterpart is :mod:`assignframe.testing.server_golden`.)
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
 from ..javaorder import java_string_key
 from ..model import Cluster, GroupSubscription, Member
+from ..plugins import get_plugin_manager
 from ..replay.classic import Replay, replay_scenario
 from ..strategy import Strategy
 from .paths import shared_path
 
 __all__ = [
+    "GoldenScenarios",
     "assert_assign_matches_java",
     "assert_replay_matches_java",
     "leader_views",
@@ -98,3 +106,35 @@ def assert_replay_matches_java(strategy_name: str, scenario: dict[str, Any]) -> 
             f"{scenario['id']} round {step.scenario_round}"
         )
     return replay
+
+
+class GoldenScenarios:
+    """Base class: every recorded scenario of the strategy gives Java's result round by round,
+    called directly and through the group runner. Set ``strategy_name`` (as installed) and
+    ``categories`` (the scenario kinds the file must hold); ``rack_aware``: the file must hold a
+    rack-aware scenario; ``eager``: the runner plays no follow-up round (a cooperative strategy
+    sets False)."""
+
+    strategy_name: ClassVar[str]
+    categories: ClassVar[tuple[str, ...]] = ()
+    rack_aware: ClassVar[bool] = True
+    eager: ClassVar[bool] = True
+
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        parametrize(metafunc, self.strategy_name, start=metafunc.definition.path)
+
+    def test_golden_file_covers_what_we_claim(self) -> None:
+        found = scenarios(self.strategy_name, start=inspect.getfile(type(self)))
+        assert found, f"no recorded {self.strategy_name} scenario"
+        missing = set(self.categories) - {s["category"] for s in found}
+        assert not missing, f"the golden file lacks {sorted(missing)}"
+        assert any(s["rack_aware"] for s in found) or not self.rack_aware
+
+    def test_direct_assign_matches_java(self, golden_scenario: dict[str, Any]) -> None:
+        strategy = get_plugin_manager().strategy(self.strategy_name)
+        assert_assign_matches_java(strategy, golden_scenario)
+
+    def test_replay_through_runner_matches_java(self, golden_scenario: dict[str, Any]) -> None:
+        replay = assert_replay_matches_java(self.strategy_name, golden_scenario)
+        if self.eager:  # no follow-up rounds
+            assert len(replay.steps) == len(golden_scenario["rounds"])

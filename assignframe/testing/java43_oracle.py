@@ -43,7 +43,7 @@ __all__ = [
 #: The Kafka release whose assignors the oracle runs (checked against the jar's own version).
 KAFKA_VERSION = "4.3.1"
 CACHE_ENV = "ASSIGNFRAME_JAVA43_CACHE"
-SOURCE = Path(__file__).with_name("java") / "Kafka43Oracle.java"
+ORACLE_SOURCE = Path(__file__).with_name("java") / "Kafka43Oracle.java"
 #: javac takes a few seconds; on a loaded machine much longer, never forever.
 COMPILE_TIMEOUT = 600.0
 
@@ -95,7 +95,7 @@ def compiled_oracle(classpath: list[Path], java: str | None = None) -> Path:
 
     :raises JavaOracleError: javac is missing, failed, or outlasted :data:`COMPILE_TIMEOUT`
     """
-    digest = hashlib.sha256(SOURCE.read_bytes())
+    digest = hashlib.sha256(ORACLE_SOURCE.read_bytes())
     for jar in classpath:
         digest.update(f"{jar}:{jar.stat().st_size}:{jar.stat().st_mtime_ns}".encode())
     cache = Path(os.environ.get(CACHE_ENV) or Path(tempfile.gettempdir()) / "assignframe-java43")
@@ -105,7 +105,7 @@ def compiled_oracle(classpath: list[Path], java: str | None = None) -> Path:
     cache.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix="building-", dir=cache))
     command = [_javac(java or find_java()), "-nowarn", "-d", str(building)]
-    command += ["-cp", os.pathsep.join(map(str, classpath)), str(SOURCE)]
+    command += ["-cp", os.pathsep.join(map(str, classpath)), str(ORACLE_SOURCE)]
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=COMPILE_TIMEOUT, check=False
@@ -115,7 +115,7 @@ def compiled_oracle(classpath: list[Path], java: str | None = None) -> Path:
         raise JavaOracleError(f"javac did not finish within {COMPILE_TIMEOUT:.0f} s") from None
     if done.returncode != 0:
         shutil.rmtree(building, ignore_errors=True)
-        raise JavaOracleError(f"javac failed on {SOURCE.name}:\n{done.stderr[-4000:]}")
+        raise JavaOracleError(f"javac failed on {ORACLE_SOURCE.name}:\n{done.stderr[-4000:]}")
     with contextlib.suppress(OSError):  # another process may have finished the same build first
         building.rename(target)
     shutil.rmtree(building, ignore_errors=True)
@@ -127,7 +127,7 @@ class Kafka43Oracle(JavaOracle):
 
     def __init__(self, shared: Path | None = None, timeout: float | None = None) -> None:
         self.classpath = kafka43_classpath(shared)
-        super().__init__(SOURCE, timeout)
+        super().__init__(ORACLE_SOURCE, timeout)
 
     def command(self) -> list[str]:
         java = find_java()

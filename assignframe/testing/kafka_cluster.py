@@ -19,7 +19,7 @@ import threading
 import uuid
 from pathlib import Path
 
-from .broker_base import HOST, BrokerError, free_port, tail
+from .broker_base import HOST, LocalBrokerError, free_port, tail
 from .kafka_node import KafkaNode, find_java
 
 __all__ = ["CLUSTER_PROPERTIES", "KafkaCluster"]
@@ -70,7 +70,7 @@ class KafkaCluster:
         """Format every node (first start only), then start all at once: a node answers only
         once a majority of the quorum runs.
 
-        :raises BrokerError: a node failed to start (every node is stopped first)
+        :raises LocalBrokerError: a node failed to start (every node is stopped first)
         """
         java = find_java()
         if not all((node.directory / "data" / "meta.properties").is_file()
@@ -100,7 +100,7 @@ class KafkaCluster:
             thread.join()  # KafkaNode.start is bounded by its own start timeout
         if failures:
             self.stop()
-            raise BrokerError("\n".join(str(error) for error in failures))
+            raise LocalBrokerError("\n".join(str(error) for error in failures))
 
     def _format(self, node_id: int, cluster_id: str, java: Path) -> None:
         node = self.nodes[node_id]
@@ -118,9 +118,9 @@ class KafkaCluster:
                      "LOG_DIR": str(node.directory / "logs")},
             )  # fmt: skip
         except subprocess.TimeoutExpired:
-            raise BrokerError(f"formatting {node.directory} took over 180 s") from None
+            raise LocalBrokerError(f"formatting {node.directory} took over 180 s") from None
         if result.returncode != 0:
-            raise BrokerError(
+            raise LocalBrokerError(
                 f"formatting {node.directory} failed ({result.returncode}):\n"
                 f"{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
             )

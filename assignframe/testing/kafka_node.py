@@ -28,7 +28,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from .broker_base import HOST, BrokerError, GroupTimings, ProcessGroup, tail
+from .broker_base import HOST, GroupTimings, LocalBrokerError, ProcessGroup, tail
 from .paths import shared_path
 
 __all__ = [
@@ -73,11 +73,11 @@ SHARE_STREAMS_PROPERTIES: dict[str, str] = {
 def kafka_version(version: str | None = None) -> str:
     """``version``, else ``$ASSIGNFRAME_KAFKA_VERSION``, else 4.1.
 
-    :raises BrokerError: a version the shared brokers do not have
+    :raises LocalBrokerError: a version the shared brokers do not have
     """
     chosen = version or os.environ.get(VERSION_ENV, "").strip() or "4.1"
     if chosen not in KAFKA_VERSIONS:
-        raise BrokerError(f"no test broker for Kafka {chosen!r} ({VERSION_ENV}); expected "
+        raise LocalBrokerError(f"no test broker for Kafka {chosen!r} ({VERSION_ENV}); expected "
                           f"{' or '.join(KAFKA_VERSIONS)}")
     return chosen
 
@@ -105,25 +105,25 @@ JAVA_NEEDED = (
 def find_java() -> Path:
     """The ``java`` that start.sh will run (``$JAVA_HOME/bin/java``, else PATH), checked to be 17+.
 
-    :raises BrokerError: there is none, or it is older than 17
+    :raises LocalBrokerError: there is none, or it is older than 17
     """
     home = os.environ.get("JAVA_HOME")
     candidate = Path(home) / "bin" / "java" if home else None
     if candidate is None or not candidate.is_file():
         found = shutil.which("java")
         if found is None:
-            raise BrokerError(f"no java found; {JAVA_NEEDED}")
+            raise LocalBrokerError(f"no java found; {JAVA_NEEDED}")
         candidate = Path(found)
     try:
         answer = subprocess.run(
             [str(candidate), "-version"], capture_output=True, text=True, timeout=60
         )
     except (OSError, subprocess.TimeoutExpired) as error:
-        raise BrokerError(f"{candidate} -version failed ({error}); {JAVA_NEEDED}") from error
+        raise LocalBrokerError(f"{candidate} -version failed ({error}); {JAVA_NEEDED}") from error
     match = re.search(r'version "(\d+)', answer.stderr)
     if match is None or int(match.group(1)) < 17:
         version = answer.stderr.splitlines()[:1] or ["no version printed"]
-        raise BrokerError(f"{candidate} is {version[0]!r}; {JAVA_NEEDED}")
+        raise LocalBrokerError(f"{candidate} is {version[0]!r}; {JAVA_NEEDED}")
     return candidate
 
 
@@ -133,16 +133,16 @@ def find_broker_dist(start: str | os.PathLike[str] | None = None,
 
     :param start: where to look for ``shared/`` from (see :func:`~assignframe.testing.shared_path`)
     :param version: ``4.1`` or ``4.3`` (default: :func:`kafka_version`)
-    :raises BrokerError: no shared directory, or it holds no broker of that version
+    :raises LocalBrokerError: no shared directory, or it holds no broker of that version
     """
     version = kafka_version(version)
     try:
         shared = shared_path(start)
     except FileNotFoundError as error:
-        raise BrokerError(f"no test broker: {error}") from error
+        raise LocalBrokerError(f"no test broker: {error}") from error
     dist = shared / "java" / KAFKA_VERSIONS[version]
     if not (dist / "start.sh").is_file():
-        raise BrokerError(
+        raise LocalBrokerError(
             f"no test broker: {dist}/start.sh is missing (shared/java/{KAFKA_VERSIONS[version]} "
             f"holds Apache Kafka {version} built for these tests; update the shared directory)"
         )
@@ -206,12 +206,12 @@ class KafkaNode:
     def start(self) -> int:
         """Run start.sh and return the broker port once the broker answers.
 
-        :raises BrokerError: start.sh failed or took too long (with both logs' last lines); the
+        :raises LocalBrokerError: start.sh failed or took too long (with both logs' last lines); the
             node is stopped before this is raised
         """
         java = find_java()
         if self.running:
-            raise BrokerError(f"{self.describe()} is already running")
+            raise LocalBrokerError(f"{self.describe()} is already running")
         self.directory.mkdir(parents=True, exist_ok=True)
         extra = self.directory / "extra.properties"
         extra.write_text("".join(f"{key}={value}\n" for key, value in self.properties.items()))
@@ -240,10 +240,11 @@ class KafkaNode:
         try:
             out, _ = launcher.communicate(timeout=self.start_timeout + 60)  # + formatting
         except subprocess.TimeoutExpired:
-            raise BrokerError(self._start_failure("start.sh did not finish", launch_log)) from None
+            failure = self._start_failure("start.sh did not finish", launch_log)
+            raise LocalBrokerError(failure) from None
         address = out.decode().strip().splitlines()[-1:] if out else []
         if launcher.returncode != 0 or not address or not address[0].startswith(f"{HOST}:"):
-            raise BrokerError(
+            raise LocalBrokerError(
                 self._start_failure(f"start.sh exited {launcher.returncode}", launch_log)
             )
         return int(address[0].rpartition(":")[2])
@@ -273,12 +274,12 @@ class KafkaNode:
     def restart(self) -> None:
         """Stop, then start again from the same directory (start.sh reuses its ports).
 
-        :raises BrokerError: it came back on another port, or did not come back
+        :raises LocalBrokerError: it came back on another port, or did not come back
         """
         port = self.port
         self.stop()
         if self.start() != port:
-            raise BrokerError(f"{self.describe()} came back on port {self.port}, not {port}")
+            raise LocalBrokerError(f"{self.describe()} came back on port {self.port}, not {port}")
 
     def describe(self) -> str:
         return (f"Kafka {self.version} node {HOST}:{self.port} in {self.directory} "

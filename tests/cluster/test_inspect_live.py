@@ -139,7 +139,8 @@ def test_inspect_table_ranks_and_judges(live_groups, capsys, tmp_path):
     assert by_id["range-g"]["migration"].startswith("refused:")
     assert "kafka-python" in by_id["range-g"]["migration"]
     assert by_id["kip848-g"]["migration"] is None
-    assert all(g["recommendation"] for g in by_id.values())
+    assert all(g["recommendation"] for g in by_id.values()), {
+        g: (v["recommendation"], v["protocol"], v["problems"]) for g, v in by_id.items()}
     assert (tmp_path / "out" / "audit" / "summary.json").exists()
 
 

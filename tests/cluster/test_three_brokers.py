@@ -15,7 +15,7 @@ from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaExcepti
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from assignframe.cli import main
-from assignframe.testing.broker_base import BrokerError
+from assignframe.testing.broker_base import LocalBrokerError
 from assignframe.testing.kafka_cluster import KafkaCluster
 from assignframe.testing.kafka_node import find_broker_dist
 
@@ -32,7 +32,7 @@ def cluster(tmp_path_factory):
     nodes = KafkaCluster(find_broker_dist(ROOT), tmp_path_factory.mktemp("kafka3"))
     try:
         nodes.start()
-    except BrokerError as error:
+    except LocalBrokerError as error:
         pytest.fail(str(error))
     try:
         admin = AdminClient({"bootstrap.servers": nodes.bootstrap})

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from assignframe.testing.broker import BrokerError, start_kafka
+from assignframe.testing.broker import LocalBrokerError, start_kafka
 from assignframe.testing.broker_base import ProcessGroup
 from assignframe.testing.child import Child
 from assignframe.testing.kafka_node import TEST_PROPERTIES, KafkaNode, find_broker_dist, find_java
@@ -105,7 +105,7 @@ def test_a_killed_test_session_leaves_no_broker_behind(tmp_path, shared_dir):
 def test_a_failed_start_leaves_no_broker_behind(tmp_path, shared_dir):
     # start.sh gives up after 1 s while the JVM is still starting: the node must be stopped.
     node = KafkaNode(find_broker_dist(shared_dir), tmp_path / "node", start_timeout=1)
-    with pytest.raises(BrokerError, match="start.sh exited 1") as failure:
+    with pytest.raises(LocalBrokerError, match="start.sh exited 1") as failure:
         node.start()
     assert str(tmp_path / "node" / "server.out") in str(failure.value)
     assert not node.running
@@ -129,7 +129,7 @@ def test_a_process_group_is_stopped_whole(tmp_path):
 def test_no_java_is_one_clear_error(monkeypatch, tmp_path):
     monkeypatch.delenv("JAVA_HOME", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(BrokerError, match="needs a Java 17 runtime"):
+    with pytest.raises(LocalBrokerError, match="needs a Java 17 runtime"):
         find_java()
 
 
@@ -139,20 +139,20 @@ def test_an_old_java_is_one_clear_error(monkeypatch, tmp_path):
     fake.write_text('#!/bin/sh\necho \'openjdk version "11.0.2"\' >&2\n')
     fake.chmod(0o755)
     monkeypatch.setenv("JAVA_HOME", str(tmp_path))
-    with pytest.raises(BrokerError, match=r"11\.0\.2.*needs a Java 17 runtime"):
+    with pytest.raises(LocalBrokerError, match=r"11\.0\.2.*needs a Java 17 runtime"):
         find_java()
 
 
 def test_a_shared_directory_without_the_broker_is_one_clear_error(monkeypatch, tmp_path):
     (tmp_path / "golden").mkdir()
     monkeypatch.setenv("ASSIGNFRAME_SHARED", str(tmp_path))
-    with pytest.raises(BrokerError, match="java/broker/start.sh is missing"):
+    with pytest.raises(LocalBrokerError, match="java/broker/start.sh is missing"):
         find_broker_dist()
 
 
 def test_no_shared_directory_is_one_clear_error(monkeypatch, tmp_path):
     monkeypatch.delenv("ASSIGNFRAME_SHARED", raising=False)
-    with pytest.raises(BrokerError, match="no test broker: no shared/ directory"):
+    with pytest.raises(LocalBrokerError, match="no test broker: no shared/ directory"):
         find_broker_dist(tmp_path)
 
 

@@ -6,9 +6,12 @@ history and metrics tell them; and every target the broker computed at those ste
 
 from __future__ import annotations
 
+import json
+
 from kafka43_cluster import create_topics, member_named, produce, verdict
 from runners import describe, wait_until
 
+from assignframe.cli import main
 from assignframe.cluster.exporter import WatchMetrics
 from assignframe.cluster.history import changes, state_of
 from assignframe.cluster.share_streams import ShareView
@@ -88,7 +91,7 @@ def _records(*runners) -> int:
     return sum((r.last("records") or {}).get("total", 0) for r in runners)
 
 
-def test_share_group_judged_through_kill_and_join(kafka43, runner):
+def test_share_group_judged_through_kill_and_join(kafka43, runner, tmp_path):
     kafka = kafka43.bootstrap
     create_topics(kafka, {TOPIC: PARTITIONS})
     produce(kafka, TOPIC, PARTITIONS, 10)
@@ -161,6 +164,20 @@ def test_share_group_judged_through_kill_and_join(kafka43, runner):
     assert samples[("assignframe_member_partitions", (("client_id", "share-3"),
                                                       ("group", GROUP),
                                                       ("member", newcomer)))] == 2
+
+    # the HTML page of inspect --out counts it, as the verdicts.json beside it says
+    page = tmp_path / "cluster.html"
+    assert main(["inspect", "--bootstrap-server", kafka, "--group", GROUP,
+                 "--out", str(tmp_path / "out"), "--html", str(page)]) == 0
+    written = json.loads((tmp_path / "out" / "verdicts.json").read_text())
+    (row,) = [g for g in written["groups"] if g["group_id"] == GROUP]
+    assert (row["group_type"], row["members"]) == ("share", 2)
+    text = page.read_text()
+    live = text.split('<section id="live">')[1].split("</section>")[0]
+    assert "Every group read (1)" in live and "1 share" in live
+    assert (f'<td class="name">{GROUP}</td><td class="name">share</td>'
+            f'<td class="name">{row["state"]}</td><td>2</td>') in live
+    assert f'<td>{row["detail"]["backlog"]}</td>' in live
 
     # nobody consuming: what is produced now is the group's backlog
     assert a.terminate() == 143 and c.terminate() == 143

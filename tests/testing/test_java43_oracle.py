@@ -69,5 +69,5 @@ def test_compiled_once_into_the_cache_never_into_shared(tmp_path, monkeypatch):
     classes = compiled_oracle(kafka43_classpath())
     assert (classes / "Kafka43Oracle.class").is_file()
     assert classes.parent == tmp_path and compiled_oracle(kafka43_classpath()) == classes
-    assert java43_oracle.SOURCE.is_file() and os.access(java43_oracle.SOURCE, os.R_OK)
+    assert java43_oracle.ORACLE_SOURCE.is_file() and os.access(java43_oracle.ORACLE_SOURCE, os.R_OK)
     assert not list(Path(tmp_path).glob("building-*"))  # no half-built directory left

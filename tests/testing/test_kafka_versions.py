@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assignframe.testing.broker_base import BrokerError
+from assignframe.testing.broker_base import LocalBrokerError
 from assignframe.testing.kafka_node import (
     SHARE_STREAMS_PROPERTIES,
     TEST_PROPERTIES,
@@ -46,6 +46,6 @@ def test_an_argument_wins_over_the_environment(monkeypatch):
 
 def test_an_unknown_version_is_one_clear_error(monkeypatch):
     monkeypatch.setenv(VERSION_ENV, "3.9")
-    with pytest.raises(BrokerError, match=r"no test broker for Kafka '3.9' "
+    with pytest.raises(LocalBrokerError, match=r"no test broker for Kafka '3.9' "
                                           r"\(ASSIGNFRAME_KAFKA_VERSION\); expected 4.1 or 4.3"):
         find_broker_dist()

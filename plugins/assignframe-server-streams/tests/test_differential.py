@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from assignframe.plugins import get_plugin_manager
+from assignframe import get_plugin_manager
 from assignframe.testing.server_differential import differential_settings
 from assignframe.testing.streams_differential import check_streams_against_java
 

@@ -8,7 +8,7 @@ from collections import Counter
 from assignframe_server_streams import StickyTaskAssignor
 from hypothesis import given, settings
 
-from assignframe.plugins import get_plugin_manager
+from assignframe import get_plugin_manager
 from assignframe.streams_assignor import (
     MemberTasks,
     StreamsGroupSpec,

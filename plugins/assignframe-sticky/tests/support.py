@@ -18,11 +18,11 @@ from assignframe import (
     GroupAssignment,
     GroupSubscription,
     Member,
+    RoundResult,
     Strategy,
     TopicPartition,
+    validate_assignment,
 )
-from assignframe.metrics import validate_assignment
-from assignframe.rebalance.runner import RoundResult
 from assignframe.testing import shared_path
 
 STICKY_NAMES = ("sticky", "cooperative-sticky")

@@ -37,9 +37,8 @@ from support import (
     sticky_scenarios,
 )
 
-from assignframe import GroupSubscription, Member
-from assignframe.metrics import balance_score, movement
-from assignframe.replay.classic import replay_scenario
+from assignframe import GroupSubscription, Member, balance_score, replay_scenario
+from assignframe.movement import movement
 
 SCENARIOS = sticky_scenarios()
 

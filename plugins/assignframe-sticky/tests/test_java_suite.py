@@ -19,7 +19,7 @@ from java_oracle import JavaMember
 from support import claims_of, kept, rack_mismatches, settled, sticky_member
 
 from assignframe import Cluster, GroupSubscription, TopicPartition
-from assignframe.metrics import movement
+from assignframe.movement import movement
 
 STRATEGIES = [StickyStrategy(), CooperativeStickyStrategy()]
 IDS = [s.name for s in STRATEGIES]

@@ -16,8 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import STICKY_NAMES, check_assignment, check_round
 
-from assignframe import Cluster, GroupSubscription, Member
-from assignframe.rebalance.runner import GroupRunner
+from assignframe import Cluster, GroupRunner, GroupSubscription, Member
 from assignframe.testing.strategies import histories
 
 # ASSIGNFRAME_STICKY_EXAMPLES=1000 for a long hunt
