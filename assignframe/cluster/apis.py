@@ -7,13 +7,15 @@ not have is said once per (API, broker), and the reading goes on without it.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
+from typing import Any
 
 import assignframe_codec as codec
 from assignframe_codec.registry import message_codec
 
-__all__ = ["API_VERSIONS_BOOTSTRAP", "ApiSupport", "CODEC_VERSIONS", "READ_APIS", "WRITE_APIS",
-           "error_code"]
+__all__ = ["API_VERSIONS_BOOTSTRAP", "ApiSupport", "WRITE_APIS", "error_code",
+           "CODEC_VERSIONS", "READ_APIS"]  # noqa: F822 - these two: the module's __getattr__
 
 #: What the reader sends, in the order a pass needs them
 _READ = ("ApiVersions", "Metadata", "DescribeCluster", "ListGroups", "FindCoordinator",
@@ -29,11 +31,21 @@ def _codec_range(api: str) -> tuple[int, int]:
     return max(request.lowest, response.lowest), min(request.highest, response.highest)
 
 
-#: API -> (lowest, highest) version the codec speaks: the one truth of what the reader can send;
-#: with each broker the version is the highest both know (:meth:`ApiSupport.version`)
-CODEC_VERSIONS = {api: _codec_range(api) for api in _READ}
-#: API -> the highest version this reader builds (the codec's)
-READ_APIS = {api: high for api, (_, high) in CODEC_VERSIONS.items()}
+@functools.cache
+def _versions() -> dict[str, dict[str, Any]]:
+    codec_versions = {api: _codec_range(api) for api in _READ}
+    return {"CODEC_VERSIONS": codec_versions,
+            "READ_APIS": {api: high for api, (_, high) in codec_versions.items()}}
+
+
+def __getattr__(name: str) -> Any:
+    """``CODEC_VERSIONS`` (API -> (lowest, highest) version the codec speaks: the one truth of
+    what the reader can send; with each broker the version is the highest both know,
+    :meth:`ApiSupport.version`) and ``READ_APIS`` (API -> the highest version this reader
+    builds), made on first use: reading the codec's table is not a cost of start-up."""
+    if name in ("CODEC_VERSIONS", "READ_APIS"):
+        return _versions()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 #: ApiVersions itself goes out before the broker's versions are known: v3, which every broker
 #: since Kafka 2.4 answers (and the first that carries the client's software name)
 API_VERSIONS_BOOTSTRAP = 3
@@ -63,6 +75,6 @@ class ApiSupport:
         """The version to speak ``api`` at with this broker: the highest both the broker and
         the codec know (Kafka's own rule); None when they share none."""
         low, high = self.ranges.get(codec.api_key(api), (0, -1))
-        our_low, our_high = CODEC_VERSIONS[api]
+        our_low, our_high = _versions()["CODEC_VERSIONS"][api]
         chosen = min(high, our_high)
         return chosen if chosen >= max(low, our_low) else None

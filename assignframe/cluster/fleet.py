@@ -13,12 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..audit.group import audit_group
-from ..audit.rerun import AuditContext
-from ..audit.rows import current_metrics
-from ..audit.streams_migration import is_classic_streams, streams_migration
 from ..lag import committed_lag
 from ..metrics import lag_per_member
 from ..snapshot import GroupSnapshot, snapshot_to_dict
@@ -35,6 +31,9 @@ from .groups import (
 from .reader import ClusterRead, GroupFilter, GroupRead, read_cluster
 from .share_streams import ShareView, StreamsView, view_of
 from .transport import Transport
+
+if TYPE_CHECKING:
+    from ..audit.rerun import AuditContext
 
 __all__ = ["GroupVerdict", "Inspection", "absent", "group_lag", "inspect_cluster",
            "verdicts"]
@@ -155,6 +154,8 @@ def absent(group: GroupRead) -> bool:
 
 def verdicts(read: ClusterRead, context: AuditContext | None = None) -> list[GroupVerdict]:
     """A verdict per group read (none for :func:`absent` ones), in triage order."""
+    from ..audit.rerun import AuditContext  # the audit is loaded once there is a group to judge
+
     context = context or AuditContext.create()
     judged = [_verdict(read, group, context) for group in read.groups if not absent(group)]
     return sorted(judged, key=lambda v: (v.triage(), v.group_id))
@@ -195,6 +196,10 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
             verdict.problems.append(GroupProblem("no such group (the coordinator says Dead)",
                                                  "gone"))
         return verdict
+    from ..audit.group import audit_group
+    from ..audit.rows import current_metrics
+    from ..audit.streams_migration import is_classic_streams, streams_migration
+
     verdict.snapshot = snapshot
     current = current_metrics(snapshot)
     rows, _ = audit_group(0, snapshot_to_dict(snapshot), context)

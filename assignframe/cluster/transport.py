@@ -62,12 +62,15 @@ def failure_text(exc: BaseException) -> str:
 
 
 def kafka_python_version() -> tuple[int, ...] | None:
-    """The installed kafka-python's version (None when it is not installed)."""
+    """The installed kafka-python's version (None when it is not installed), from its package
+    metadata: importing kafka costs a quarter of a second, and a failing command should not."""
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
-        from kafka.version import __version__
-    except ImportError:
+        found = version("kafka-python")
+    except PackageNotFoundError:
         return None
-    return tuple(int(part) for part in __version__.split(".")[:2] if part.isdigit())
+    return tuple(int(part) for part in found.split(".")[:2] if part.isdigit())
 
 
 def _require_kafka_python() -> None:
@@ -214,14 +217,14 @@ class Transport:
         kafka-python connect through the first that answered as Kafka (the cluster's metadata
         names the other brokers): an address that is down is not tried again. A failure is said
         as what it means, not "Unable to bootstrap"."""
-        from kafka.net.compat import KafkaNetClient
-
         started = time.monotonic()
         protocol = str(self.config.settings.get("security_protocol", "PLAINTEXT"))
         listener, problem = kafka_listener(self.bootstrap, protocol, started + self.timeout_s)
         if listener is None:
             raise TransportError(problem or f"cannot connect to {self.bootstrap}")
         self.listener = listener
+        from kafka.net.compat import KafkaNetClient  # only once a broker answered as Kafka
+
         settings = {"client_id": "assignframe-inspect", **self.config.kafka_python_settings()}
         self._client = KafkaNetClient(
             bootstrap_servers=[listener],

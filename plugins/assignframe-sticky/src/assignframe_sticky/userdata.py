@@ -16,12 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assignframe_codec import (
-    decode_cooperative_user_data,
-    decode_sticky_user_data,
-    encode_cooperative_user_data,
-    encode_sticky_user_data,
-)
+# The codec's user-data layouts load on first use (an attribute of the package), not when the
+# strategy is registered: `assignframe plugins` and every command's start-up pay nothing for them.
+import assignframe_codec as codec
 
 from assignframe import CodecError, Member, TopicPartition, UserDataError
 
@@ -77,12 +74,12 @@ def sticky_user_data(state_memory: StickyMemory | None) -> bytes | None:
     if state_memory is None:
         return None  # Java's subscriptionUserData returns null until onAssignment ran once
     pairs = [(tp.topic, tp.partition) for tp in state_memory.partitions]
-    return encode_sticky_user_data(pairs, state_memory.generation)
+    return codec.encode_sticky_user_data(pairs, state_memory.generation)
 
 
 def cooperative_user_data(generation: int) -> bytes:
     """CooperativeStickyAssignor user data: the int32 generation (-1 before any assignment)."""
-    return encode_cooperative_user_data(generation)
+    return codec.encode_cooperative_user_data(generation)
 
 
 def decode_sticky(user_data: bytes | None) -> Any:
@@ -96,7 +93,7 @@ def decode_sticky(user_data: bytes | None) -> Any:
         return None
     data = bytes(user_data)
     try:
-        return decode_sticky_user_data(data)
+        return codec.decode_sticky_user_data(data)
     except CodecError as error:
         prefixed = _kafka_python_sticky(data)
         if prefixed is None:
@@ -123,7 +120,7 @@ def _kafka_python_sticky(data: bytes) -> Any:
     if version not in (0, 1):
         return None
     try:
-        inner = decode_sticky_user_data(data[2:], version)
+        inner = codec.decode_sticky_user_data(data[2:], version)
     except CodecError:
         return None
     return PrefixedStickyUserData(version, inner.generation, inner.previous_assignment)
@@ -176,7 +173,7 @@ def decode_cooperative(user_data: bytes | None) -> Any:
     if not user_data:
         return None
     try:
-        return decode_cooperative_user_data(bytes(user_data))
+        return codec.decode_cooperative_user_data(bytes(user_data))
     except CodecError:
         return None
 
