@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import cProfile
+import gc
 import inspect
 import json
 import pstats
@@ -141,7 +142,7 @@ def breakdown(path: Path, groups: int, strategies: tuple[str, ...] | None) -> No
     - the old (re-run) floor: the same calls recorded in a second pass and called again
       directly on the same objects, caches warm (no runner, hooks, checks or metrics). It is
       smaller than the honest one, so its ratio flatters the audit; printed for comparison."""
-    from assignframe.audit.group import audit_group
+    from assignframe.audit.group import audit_group, fewer_collections
     from assignframe.snapshot import MalformedSnapshot, read_snapshot
 
     context = AuditContext.create(strategies)
@@ -156,11 +157,12 @@ def breakdown(path: Path, groups: int, strategies: tuple[str, ...] | None) -> No
         return (time.process_time() - started) / len(lines) * 1e6
 
     def audit_all(lines=lines) -> None:
-        for index, raw in enumerate(lines):
-            try:
-                audit_group(index, raw, context)
-            except MalformedSnapshot:
-                pass
+        with fewer_collections():  # the collector as the engines set it (audit_chunk)
+            for index, raw in enumerate(lines):
+                try:
+                    audit_group(index, raw, context)
+                except MalformedSnapshot:
+                    pass
 
     def read_all() -> None:
         for raw in lines:
@@ -170,7 +172,7 @@ def breakdown(path: Path, groups: int, strategies: tuple[str, ...] | None) -> No
                 pass
 
     audit_all(warm_up)  # imports and first-call costs
-    with _timed_strategy_work(context) as timer:
+    with _timed_strategy_work(context) as timer, _collector_time() as collector:
         timed_pass = cpu(audit_all)  # the first time these groups are seen
     overhead = timer.calls * _timer_cost() / len(lines) * 1e6
     whole = timed_pass - overhead
@@ -204,6 +206,10 @@ def breakdown(path: Path, groups: int, strategies: tuple[str, ...] | None) -> No
     print(
         f"(the whole audit is the timed pass, {timed_pass:,.0f} us, less its "
         f"{timer.calls / len(lines):,.1f} timed calls' own cost, {overhead:,.0f} us)"
+    )
+    print(
+        f"of which the garbage collector: {collector[0] / len(lines) * 1e6:,.0f} us "
+        f"({collector[1]} collections)"
     )
     print(
         f"ratio: the whole audit / its strategies' own work inside the pass = "
@@ -289,6 +295,26 @@ def _timed_strategy_work(context: AuditContext):
     finally:
         for (owner, method), original in owners.items():
             setattr(owner, method, original)
+
+
+@contextlib.contextmanager
+def _collector_time():
+    """[CPU seconds spent in the garbage collector, collections] while the block runs."""
+    spent = [0.0, 0]
+    started = [0.0]
+
+    def observe(phase: str, info: dict) -> None:
+        if phase == "start":
+            started[0] = time.process_time()
+        else:
+            spent[0] += time.process_time() - started[0]
+            spent[1] += 1
+
+    gc.callbacks.append(observe)
+    try:
+        yield spent
+    finally:
+        gc.callbacks.remove(observe)
 
 
 def _timer_cost(calls: int = 20_000) -> float:
