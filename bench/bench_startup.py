@@ -4,7 +4,9 @@
 
 Each case is a fresh interpreter (this one, ``sys.executable``): ``assignframe --help``,
 ``assignframe plugins``, a failing ``assignframe inspect`` (127.0.0.1:1 refuses at once, so what
-is left is start-up and the error), ``import assignframe`` and ``import assignframe_codec``;
+is left is start-up and the error), ``import assignframe``, ``import assignframe_codec``, the
+codec's registry import and a first decode of one kind (ListGroupsRequest v4: the registry's table,
+one generated model, one compiled parser);
 the peers are ``python -c pass`` (the interpreter alone) and ``python -c "import kafka"`` (the
 client every live command needs anyway). The cases run in alternation, ``--runs`` rounds, so
 load on a shared machine falls on every case alike; each row gives the child's CPU time
@@ -39,6 +41,9 @@ CASES = {
                                 "--timeout", "1"),
     "import assignframe": ("-c", "import assignframe"),
     "import assignframe_codec": ("-c", "import assignframe_codec"),
+    "import assignframe_codec.registry": ("-c", "import assignframe_codec.registry"),
+    "codec: first decode of one kind": ("-c", "import assignframe_codec as c; "
+                                        "c.decode('ListGroupsRequest', b'\\x01\\x00', 4)"),
 }
 
 

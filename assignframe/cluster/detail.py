@@ -8,7 +8,11 @@ what one pass read (no request of its own).
   owns it (with its host and client id).
 
 A partition Kafka's tool lists is one the group committed to or one a member owns. A value not
-known is None (no commit: no current offset and no lag; never 0).
+known is None (no commit: no current offset and no lag; never 0). Share groups (as
+``kafka-share-groups.sh --describe --offsets``): each share-partition's start offset stands in the
+current offset's column and the broker's lag in the lag column, one row per member holding it;
+Streams groups: a member owns its active tasks' input partitions; a rebalancing classic group:
+what each member holds now.
 """
 
 from __future__ import annotations
@@ -19,7 +23,10 @@ from typing import Any
 from ..lag import committed_lag
 from ..model import TopicPartition
 from ..snapshot import GroupSnapshot
+from ..streams_assignor import parse_task_label
+from .groups import rebalancing, rebalancing_assignments
 from .reader import ClusterRead, GroupRead
+from .share_streams import ShareView, StreamsView
 
 __all__ = ["GroupDetail", "MemberDetail", "PartitionDetail", "group_detail"]
 
@@ -76,29 +83,37 @@ class GroupDetail:
                 "partitions": [p.__dict__ for p in self.partitions]}
 
 
-def group_detail(read: ClusterRead, group: GroupRead,
-                 snapshot: GroupSnapshot | None) -> GroupDetail:
-    """The detail of ``group`` (its snapshot, when it has one, gives members and owners)."""
+def group_detail(read: ClusterRead, group: GroupRead, snapshot: GroupSnapshot | None,
+                 view: ShareView | StreamsView | None = None) -> GroupDetail:
+    """The detail of ``group``. Its members and what they own come from its snapshot, else
+    from the view of a share or Streams group (a Streams member owns its active tasks' input
+    partitions), else from what a rebalancing classic group's members hold now."""
     broker = read.brokers.get(group.coordinator) if group.coordinator is not None else None
-    members = _members(snapshot)
-    owner = {tp: m for m in members for tp in m.partitions}
+    members = _members(snapshot) if snapshot is not None else _unsnapshotted(group, view)
+    owners: dict[TopicPartition, list[MemberDetail]] = {}
+    for member in members:
+        for tp in member.partitions:
+            owners.setdefault(tp, []).append(member)
+    backlog = view.backlog if isinstance(view, ShareView) else {}
     rows = []
-    for tp in sorted(set(group.committed) | set(owner)):
-        member = owner.get(tp)
-        current, end = group.committed.get(tp), read.end_offsets.get(tp)
-        lag = committed_lag(end, current)
-        rows.append(PartitionDetail(tp.topic, tp.partition, current, end, lag,
-                                    member.member_id if member else None,
-                                    member.host if member else None,
-                                    member.client_id if member else None))
+    for tp in sorted(set(group.committed) | set(owners) | set(backlog)):
+        if tp in backlog:  # a share-partition: its start offset stands for a committed one
+            share = backlog[tp]
+            current, end, lag = share.start_offset, share.end_offset, share.lag
+        else:
+            current, end = group.committed.get(tp), read.end_offsets.get(tp)
+            lag = committed_lag(end, current)
+        for member in owners.get(tp) or [None]:  # a share-partition: a row per holder
+            rows.append(PartitionDetail(tp.topic, tp.partition, current, end, lag,
+                                        member.member_id if member else None,
+                                        member.host if member else None,
+                                        member.client_id if member else None))
     return GroupDetail(group.group_id, group.group_type, group.state, group.coordinator,
-                       broker.address if broker else None, _assignor(group, snapshot),
+                       broker.address if broker else None, _assignor(group, snapshot, view),
                        members, rows)
 
 
-def _members(snapshot: GroupSnapshot | None) -> list[MemberDetail]:
-    if snapshot is None:
-        return []
+def _members(snapshot: GroupSnapshot) -> list[MemberDetail]:
     found = []
     for member_id in snapshot.members:
         info = snapshot.info(member_id)
@@ -111,13 +126,44 @@ def _members(snapshot: GroupSnapshot | None) -> list[MemberDetail]:
     return found
 
 
+def _unsnapshotted(group: GroupRead, view: ShareView | StreamsView | None) -> list[MemberDetail]:
+    """Members of a group without a snapshot: a share or Streams group's, or a rebalancing
+    classic group's (what each holds now; no epoch, no target)."""
+    if isinstance(view, ShareView):
+        return [MemberDetail(m.member_id, m.client_host, m.client_id, tuple(sorted(m.partitions)),
+                             m.member_epoch) for m in view.members]
+    if isinstance(view, StreamsView):
+        return [MemberDetail(m.member_id, m.client_host, m.client_id,
+                             _inputs(view, m.tasks.get("active", ())), m.member_epoch,
+                             _inputs(view, m.target.get("active", ())))
+                for m in view.members]
+    if group.described is not None and group.described.members and rebalancing(group):
+        held = rebalancing_assignments(group)
+        return [MemberDetail(m.member_id, m.client_host or None, m.client_id or None,
+                             tuple(sorted(held.get(m.member_id, ()))))
+                for m in group.described.members]
+    return []
+
+
+def _inputs(view: StreamsView, tasks: tuple[str, ...]) -> tuple[TopicPartition, ...]:
+    """The input partitions of ``tasks``: each task's partition of its sub-topology's topics."""
+    found = set()
+    for label in tasks:
+        subtopology, partition = parse_task_label(label)
+        found.update(TopicPartition(t, partition) for t in view.subtopologies.get(subtopology, ()))
+    return tuple(sorted(found))
+
+
 def _pairs(partitions: tuple[TopicPartition, ...]) -> list[list[Any]]:
     return [[tp.topic, tp.partition] for tp in partitions]
 
 
-def _assignor(group: GroupRead, snapshot: GroupSnapshot | None) -> str | None:
+def _assignor(group: GroupRead, snapshot: GroupSnapshot | None,
+              view: ShareView | StreamsView | None) -> str | None:
     if snapshot is not None:
         return snapshot.assignor or snapshot.protocol
+    if view is not None and view.assignor:
+        return view.assignor
     described = group.described
     name = getattr(described, "assignor_name", None) or getattr(described, "protocol_data", None)
     return name or None

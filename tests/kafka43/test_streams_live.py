@@ -13,6 +13,7 @@ import urllib.request
 from kafka43_cluster import create_topics, member_named, produce, verdict
 from runners import describe, wait_until
 
+from assignframe.cli import main
 from assignframe.cluster.exporter import WatchMetrics
 from assignframe.cluster.history import changes, state_of
 from assignframe.cluster.share_streams import StreamsView
@@ -69,7 +70,7 @@ def _settled(kafka, runners, threads: int):
     return wait_until(f"{threads} settled Streams member(s)", probe, 150, pause=1)
 
 
-def test_streams_group_judged_through_kill_and_join(kafka43, runner, tmp_path):
+def test_streams_group_judged_through_kill_and_join(kafka43, runner, tmp_path, capsys):
     kafka = kafka43.bootstrap
     create_topics(kafka, {FIRST: 4, SECOND: 2, OUT: 1})
     produce(kafka, FIRST, 4, 10)
@@ -91,13 +92,13 @@ def test_streams_group_judged_through_kill_and_join(kafka43, runner, tmp_path):
     history, port = tmp_path / "history.jsonl", free_port()
     watcher = _watch(kafka, history, port)
     try:
-        _watched(kafka, runner, one, two, first, history, port)
+        _watched(kafka, runner, one, two, first, history, port, capsys)
     finally:
         watcher.kill()
         watcher.wait(timeout=30)
 
 
-def _watched(kafka, runner, one, two, first, history, port):
+def _watched(kafka, runner, one, two, first, history, port, capsys):
     """The rest of the test, with ``assignframe watch`` running beside it."""
     view = first.view
     wait_until("watch saw the group", lambda: any(e["event"] == "seen"
@@ -138,6 +139,20 @@ def _watched(kafka, runner, one, two, first, history, port):
     moved = [e for e in events if e["event"] == "moved"][0]["partitions"]
     assert sorted(t for t, _, new in moved if new == newcomer.member_id) == \
         sorted(newcomer.tasks["active"])
+
+    # --detail: each member owns its active tasks' input partitions, as each thread printed
+    # them (the runner's topology: sub-topology 0 reads FIRST, 1 reads SECOND)
+    capsys.readouterr()
+    assert main(["inspect", "--bootstrap-server", kafka, "--group", APP, "--detail",
+                 "--json"]) == 0
+    (detail,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    inputs = {"0": FIRST, "1": SECOND}
+    printed = {thread: sorted([inputs[t.split("_")[0]], int(t.split("_")[1])] for t in tasks)
+               for thread, tasks in _threads(one, three).items()}
+    assert {m["client_id"]: m["partitions"] for m in detail["members"]} == printed
+    assert len(printed) == 3 and detail["assignor"] == joined.view.assignor
+    owners = {(p["topic"], p["partition"]): p["client_id"] for p in detail["partitions"]}
+    assert owners == {(tp[0], tp[1]): thread for thread, tps in printed.items() for tp in tps}
 
     metrics = WatchMetrics()
     metrics.verdicts, metrics.up = [joined], True  # as a poll that read the cluster sets them

@@ -10,12 +10,14 @@ top-level models. A field is therefore declared once: in its ``Struct``.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 from construct import Construct, Container, Renamed, Struct
 
-from .engine import Format, as_bytes
+from .engine import Format, as_bytes, bind_windows
 from .errors import CodecError, EncodeError, MalformedError
 from .flexible import RAW_UNKNOWN, NullableStruct, TaggedSection, Uuid
 from .primitives import (
@@ -60,7 +62,7 @@ def _nested_model(owner: str, name: str, inner: Construct) -> tuple[type[Message
 
 
 def _annotation(inner: Construct, nested: type[Message] | None, array: bool) -> str:
-    """The field's type as a string (models are built at import time, never type-checked)."""
+    """The field's type as a string (models are made at run time, never type-checked)."""
     nullable = getattr(inner, "nullable_from", None) is not None  # at some version at least
     optional = nullable or isinstance(inner, NullableStruct)
     if array:
@@ -272,16 +274,39 @@ def _struct_to_build(model: type[Message], value: Any) -> Any:
     return value
 
 
+#: held while a format generates its model (see FlexibleFormat.model)
+_GENERATING = threading.Lock()
+
+
 class FlexibleFormat(Format):
     """A :class:`.engine.Format` whose model is generated from the declaration and whose
-    values may hold nested structs and known tagged fields."""
+    values may hold nested structs and known tagged fields.
+
+    The model is generated when first used (``model``), not when the format is declared:
+    making a dataclass runs ``exec`` for each of its methods, and a process that reads one
+    kind should not pay for the ~190 models of every kind the codec knows (issue 34).
+    """
 
     def __init__(self, name: str, struct: Struct) -> None:
-        super().__init__(name, struct, message_model(name, struct))
-        tag_windows = {item.name: (item.first, None) for sub in struct.subcons
-                       if isinstance(getattr(sub, "subcon", None), TaggedSection)
-                       for item in sub.subcon.tags if item.first}
-        self.model._windows = {**self.model._windows, **tag_windows}
+        # not Format.__init__: it binds a model given now, this one is made on first use
+        self.name = name
+        self.struct = struct
+
+    @cached_property
+    def model(self) -> type[Message]:  # type: ignore[override]
+        """The generated dataclass, with the versions that hold each field bound to it."""
+        with _GENERATING:  # two threads' first decodes must get one class, not two
+            made = self.__dict__.get("model")
+            if made is not None:
+                return made  # type: ignore[no-any-return]
+            model = message_model(self.name, self.struct)
+            bind_windows(model, self.struct)
+            tag_windows = {item.name: (item.first, None) for sub in self.struct.subcons
+                           if isinstance(getattr(sub, "subcon", None), TaggedSection)
+                           for item in sub.subcon.tags if item.first}
+            model._windows = {**model._windows, **tag_windows}
+            self.__dict__["model"] = model
+            return model
 
     def decode(self, data: bytes, *, version: int, flexible: bool, **extra: Any) -> Any:
         container, _ = self.parse(as_bytes(data), version=version, flexible=flexible)

@@ -7,30 +7,33 @@ Version rules (Java parity):
 * the consumer protocol carries its version in an int16 prefix (see :mod:`.consumer`);
 * user data has no prefix: sticky layouts are versions 1 (V1) and 0 (V0), recognised when no
   version is given; cooperative-sticky user data is version 0.
+
+Nothing is built at import (issue 34: a command that reads no bytes should not pay for the
+codec): ``CODECS`` and ``KINDS`` are made on first use (:func:`codecs`, module ``__getattr__``),
+importing the declaration modules then; each generated model is made when its kind is first
+used (:class:`.flexible_models.FlexibleFormat`) and each parser compiled when first run
+(:class:`.engine.Format`).
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from . import api_types as api
-from . import apis, consumer, group, records, tables, userdata
-from .engine import Format, from_value
+from . import tables
 from .errors import InvalidVersionError, reporting
-from .types import (
-    GroupMetadataKey,
-    GroupMetadataValue,
-    JoinGroupRequest,
-    JoinGroupResponse,
-    Message,
-    OffsetCommitKey,
-    OffsetCommitValue,
-    SyncGroupRequest,
-    SyncGroupResponse,
-)
 
-__all__ = ["CODECS", "KINDS", "Codec", "MessageCodec", "declaration", "message_codec"]
+if TYPE_CHECKING:
+    from .engine import Format
+    from .types import Message
+
+    CODECS: dict[str, Codec]
+    KINDS: tuple[str, ...]
+
+__all__ = [
+    "CODECS", "KINDS", "Codec", "MessageCodec", "codecs", "declaration", "message_codec",
+]
 
 
 class Codec(Protocol):
@@ -63,6 +66,8 @@ class MessageCodec:
             return self.fmt.decode(data, version=version, flexible=self.is_flexible(version))
 
     def encode(self, value: Any, version: int | None) -> bytes:
+        from .engine import from_value  # here, not at import: engine imports construct
+
         with reporting(self.name, version):
             message = from_value(self.fmt.model, value, version)
             version = message.version if version is None else version  # type: ignore[attr-defined]
@@ -110,10 +115,14 @@ def _cooperative_decoder(data: bytes, version: int | None):
     if version not in (None, 0):
         raise InvalidVersionError(f"cooperative-sticky user data has version 0, not {version}",
                                   kind="CooperativeStickyAssignorUserData", version=version)
-    return userdata.decode_cooperative_user_data(data)
+    from .userdata import decode_cooperative_user_data
+
+    return decode_cooperative_user_data(data)
 
 
 def _message(name, struct, model, highest, flexible_from=None, lowest=0, api_key=None):
+    from .engine import Format
+
     return MessageCodec(Format(name, struct, model), highest, flexible_from, lowest, api_key)
 
 
@@ -129,52 +138,69 @@ def _api(kind: str, struct, model, highest: int, lowest: int = 0) -> MessageCode
     return _message(kind, struct, model, highest, tables.APIS[key][1], lowest, key)
 
 
-CODECS: dict[str, Codec] = {
-    "ConsumerProtocolSubscription": _Prefixed(
-        "ConsumerProtocolSubscription", consumer.decode_subscription_wire,
-        consumer.encode_subscription_value),
-    "ConsumerProtocolAssignment": _Prefixed(
-        "ConsumerProtocolAssignment", consumer.decode_assignment_wire,
-        consumer.encode_assignment_value),
-    "StickyAssignorUserData": _UserData(
-        userdata.decode_sticky_user_data, userdata.encode_sticky_value),
-    "CooperativeStickyAssignorUserData": _UserData(
-        _cooperative_decoder, userdata.encode_cooperative_value),
-    "JoinGroupRequest": _api("JoinGroupRequest", group.JOIN_GROUP_REQUEST, JoinGroupRequest, 9),
-    "JoinGroupResponse": _api(
-        "JoinGroupResponse", group.JOIN_GROUP_RESPONSE, JoinGroupResponse, 9),
-    "SyncGroupRequest": _api("SyncGroupRequest", group.SYNC_GROUP_REQUEST, SyncGroupRequest, 5),
-    "SyncGroupResponse": _api(
-        "SyncGroupResponse", group.SYNC_GROUP_RESPONSE, SyncGroupResponse, 5),
-    "GroupMetadataKey": _message(
-        "GroupMetadataKey", records.GROUP_METADATA_KEY, GroupMetadataKey, 2, lowest=2),
-    "GroupMetadataValue": _message(
-        "GroupMetadataValue", records.GROUP_METADATA_VALUE, GroupMetadataValue, 4, 4),
-    "OffsetCommitKey": _message(
-        "OffsetCommitKey", records.OFFSET_COMMIT_KEY, OffsetCommitKey, 1),
-    "OffsetCommitValue": _message(
-        "OffsetCommitValue", records.OFFSET_COMMIT_VALUE, OffsetCommitValue, 4, 4),
-}
+def _classic_codecs() -> dict[str, Codec]:
+    """The kinds with hand-written models (:mod:`.types`, :mod:`.api_types`) and the consumer
+    protocol's own; making them binds each model's field versions (:func:`.engine.bind_windows`)."""
+    from . import api_types as api
+    from . import apis, consumer, group, records, userdata
+    from .types import (
+        GroupMetadataKey,
+        GroupMetadataValue,
+        JoinGroupRequest,
+        JoinGroupResponse,
+        OffsetCommitKey,
+        OffsetCommitValue,
+        SyncGroupRequest,
+        SyncGroupResponse,
+    )
 
-# --- the other bodies assignframe.decode reads (apis.py, api_types.py)
-CODECS.update({
-    "MetadataRequest": _api("MetadataRequest", apis.METADATA_REQUEST, api.MetadataRequest, 13),
-    "MetadataResponse": _api("MetadataResponse", apis.METADATA_RESPONSE, api.MetadataResponse, 13),
-    "CreateTopicsRequest": _api(
-        "CreateTopicsRequest", apis.CREATE_TOPICS_REQUEST, api.CreateTopicsRequest, 7),
-    "LeaveGroupRequest": _api(
-        "LeaveGroupRequest", apis.LEAVE_GROUP_REQUEST, api.LeaveGroupRequest, 5),
-    "LeaveGroupResponse": _api(
-        "LeaveGroupResponse", apis.LEAVE_GROUP_RESPONSE, api.LeaveGroupResponse, 5),
-    "HeartbeatRequest": _api(
-        "HeartbeatRequest", apis.HEARTBEAT_REQUEST, api.HeartbeatRequest, 4),
-    "HeartbeatResponse": _api(
-        "HeartbeatResponse", apis.HEARTBEAT_RESPONSE, api.HeartbeatResponse, 4),
-    "ApiVersionsRequest": _api(
-        "ApiVersionsRequest", apis.API_VERSIONS_REQUEST, api.ApiVersionsRequest, 4),
-})
+    codecs: dict[str, Codec] = {
+        "ConsumerProtocolSubscription": _Prefixed(
+            "ConsumerProtocolSubscription", consumer.decode_subscription_wire,
+            consumer.encode_subscription_value),
+        "ConsumerProtocolAssignment": _Prefixed(
+            "ConsumerProtocolAssignment", consumer.decode_assignment_wire,
+            consumer.encode_assignment_value),
+        "StickyAssignorUserData": _UserData(
+            userdata.decode_sticky_user_data, userdata.encode_sticky_value),
+        "CooperativeStickyAssignorUserData": _UserData(
+            _cooperative_decoder, userdata.encode_cooperative_value),
+        "JoinGroupRequest": _api("JoinGroupRequest", group.JOIN_GROUP_REQUEST, JoinGroupRequest, 9),
+        "JoinGroupResponse": _api(
+            "JoinGroupResponse", group.JOIN_GROUP_RESPONSE, JoinGroupResponse, 9),
+        "SyncGroupRequest": _api("SyncGroupRequest", group.SYNC_GROUP_REQUEST, SyncGroupRequest, 5),
+        "SyncGroupResponse": _api(
+            "SyncGroupResponse", group.SYNC_GROUP_RESPONSE, SyncGroupResponse, 5),
+        "GroupMetadataKey": _message(
+            "GroupMetadataKey", records.GROUP_METADATA_KEY, GroupMetadataKey, 2, lowest=2),
+        "GroupMetadataValue": _message(
+            "GroupMetadataValue", records.GROUP_METADATA_VALUE, GroupMetadataValue, 4, 4),
+        "OffsetCommitKey": _message(
+            "OffsetCommitKey", records.OFFSET_COMMIT_KEY, OffsetCommitKey, 1),
+        "OffsetCommitValue": _message(
+            "OffsetCommitValue", records.OFFSET_COMMIT_VALUE, OffsetCommitValue, 4, 4),
+    }
 
-KINDS: tuple[str, ...] = tuple(sorted(CODECS))
+    # the other bodies assignframe.decode reads (apis.py, api_types.py)
+    codecs.update({
+        "MetadataRequest": _api("MetadataRequest", apis.METADATA_REQUEST, api.MetadataRequest, 13),
+        "MetadataResponse": _api(
+            "MetadataResponse", apis.METADATA_RESPONSE, api.MetadataResponse, 13),
+        "CreateTopicsRequest": _api(
+            "CreateTopicsRequest", apis.CREATE_TOPICS_REQUEST, api.CreateTopicsRequest, 7),
+        "LeaveGroupRequest": _api(
+            "LeaveGroupRequest", apis.LEAVE_GROUP_REQUEST, api.LeaveGroupRequest, 5),
+        "LeaveGroupResponse": _api(
+            "LeaveGroupResponse", apis.LEAVE_GROUP_RESPONSE, api.LeaveGroupResponse, 5),
+        "HeartbeatRequest": _api(
+            "HeartbeatRequest", apis.HEARTBEAT_REQUEST, api.HeartbeatRequest, 4),
+        "HeartbeatResponse": _api(
+            "HeartbeatResponse", apis.HEARTBEAT_RESPONSE, api.HeartbeatResponse, 4),
+        "ApiVersionsRequest": _api(
+            "ApiVersionsRequest", apis.API_VERSIONS_REQUEST, api.ApiVersionsRequest, 4),
+    })
+    return codecs
+
 
 RECORD_KINDS = ("GroupMetadataKey", "GroupMetadataValue", "OffsetCommitKey", "OffsetCommitValue")
 
@@ -185,7 +211,9 @@ def declaration(kind: str, version: int) -> tuple[Format[Any], dict[str, Any], i
 
     For tests and tools that run the interpreted and compiled declarations side by side.
     """
-    codec = CODECS[kind]
+    from . import consumer, userdata
+
+    codec = codecs()[kind]
     if isinstance(codec, MessageCodec):
         return codec.fmt, {"version": version, "flexible": codec.is_flexible(version)}, 0
     params = {"version": min(version, consumer.HIGHEST_VERSION), "flexible": False}
@@ -197,25 +225,25 @@ def declaration(kind: str, version: int) -> tuple[Format[Any], dict[str, Any], i
 
 
 def message_codec(kind: str) -> MessageCodec | None:
-    codec = CODECS.get(kind)
+    codec = codecs().get(kind)
     return codec if isinstance(codec, MessageCodec) else None
 
 
 # --------------------------------------------------------------------------- generated models
 # Self-contained: the consumer/share/Streams group APIs (KIP-848, issue 15), the bodies the
 # cluster reader needs (admin.py, issue 21) and the coordinator record halves. Their models are
-# generated from the declarations.
-from . import admin, coordinator_records, kip848  # noqa: E402
-from .flexible_models import FlexibleFormat  # noqa: E402
-
-
+# generated from the declarations, each when its kind is first used.
 def _generated_api(kind: str, struct, lowest: int, highest: int) -> MessageCodec:
     """A request/response body with a model generated from its declaration."""
+    from .flexible_models import FlexibleFormat
+
     key = _api_key(kind)
     return MessageCodec(FlexibleFormat(kind, struct), highest, tables.APIS[key][1], lowest, key)
 
 
 def _generated_codecs() -> dict[str, Codec]:
+    from . import admin, coordinator_records, kip848
+
     codecs: dict[str, Codec] = {
         kind: _generated_api(kind, struct, lowest, highest)
         for declarations in (kip848.DECLARATIONS, admin.DECLARATIONS)
@@ -237,6 +265,9 @@ class _RecordHalfCodec(MessageCodec):
     shape."""
 
     def encode(self, value: Any, version: int | None) -> bytes:
+        from .coordinator_records import encode_half
+        from .flexible_models import FlexibleFormat
+
         with reporting(self.name, version):
             if version is None:
                 version = getattr(value, "version", None)
@@ -244,8 +275,31 @@ class _RecordHalfCodec(MessageCodec):
             assert version is not None
             fmt = self.fmt
             assert isinstance(fmt, FlexibleFormat)
-            return coordinator_records.encode_half(fmt, value, version, self.is_flexible(version))
+            return encode_half(fmt, value, version, self.is_flexible(version))
 
 
-CODECS.update(_generated_codecs())
-KINDS = tuple(sorted(CODECS))
+# --------------------------------------------------------------------------- made on first use
+_MAKING = threading.Lock()
+
+
+def codecs() -> dict[str, Codec]:
+    """Every kind's codec (``CODECS``), made on the first call; later calls return the same
+    dict. Making it imports the declaration modules and makes the hand-written formats (a few
+    ms); generated models and compiled parsers wait for their kind's first use."""
+    made = globals().get("CODECS")
+    if made is None:
+        with _MAKING:  # two threads' first calls must share one table
+            made = globals().get("CODECS")
+            if made is None:
+                made = {**_classic_codecs(), **_generated_codecs()}
+                globals()["KINDS"] = tuple(sorted(made))
+                globals()["CODECS"] = made
+    return made  # type: ignore[no-any-return]
+
+
+def __getattr__(name: str) -> Any:
+    """``CODECS`` and ``KINDS``, made on first use (PEP 562)."""
+    if name in ("CODECS", "KINDS"):
+        codecs()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
