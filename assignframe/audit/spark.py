@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..snapshot import MalformedSnapshot
-from .group import audit_group
+from .group import audit_group, fewer_collections
 from .options import AuditOptions
 from .output import MIGRATION_CSV, migration_line, write_json
 from .reader import input_format, superseded_rows
@@ -82,7 +82,8 @@ def _audit_partition(
     context = _context(strategies)
     for input_row, raw in items:
         try:
-            rows, _ = audit_group(input_row, raw, context)
+            with fewer_collections():  # per group: never held while the generator waits
+                rows, _ = audit_group(input_row, raw, context)
         except MalformedSnapshot as exc:
             yield ("malformed", (input_row, str(exc)))
             continue
