@@ -19,6 +19,7 @@ CORE_MODULES = [
     "assignframe.plugins",
     "assignframe.plugins.defaults",
     "assignframe.plugins.manager",
+    "assignframe.plugins.sources",
     "assignframe.plugins.validation",
     "assignframe.kip848",
     "assignframe.kip848.chain",

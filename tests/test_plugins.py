@@ -243,7 +243,9 @@ def test_concurrent_first_use_sees_every_installed_strategy(monkeypatch):
         time.sleep(0.2)  # a plugin whose import takes a while
         return STRATEGIES_PLUGIN
 
-    monkeypatch.setattr(plugins_module, "_installed_entry_points", lambda: [entry_point])
+    from assignframe.plugins import sources
+
+    monkeypatch.setattr(sources, "installed_entry_points", lambda: [entry_point])
     monkeypatch.setattr(plugins_module.PluginManager, "_import", staticmethod(slow_import))
     manager = plugins_module.PluginManager()
     seen: list[tuple[str, ...]] = []

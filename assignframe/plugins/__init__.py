@@ -1,6 +1,8 @@
 """The plugin machinery: loading plugins and calling their hooks.
 
-What it owns: the one plugin manager (:mod:`.manager`, the only code that calls hooks), the direct
+What it owns: the one plugin manager (:mod:`.manager`, the only code that calls hooks), where
+plugins come from (:mod:`.sources`: the installed entry points, the switches that skip or trace
+them), the direct
 hook calls that skip pluggy when it would add nothing (:mod:`.hookcall`), the default
 implementations that dispatch the firstresult hooks to a strategy's own methods
 (:mod:`.defaults`), and the shape checks on what strategies return (:mod:`.validation`). The hook

@@ -16,7 +16,6 @@ Environment switches:
 from __future__ import annotations
 
 import importlib.metadata
-import os
 import sys
 import threading
 from collections.abc import Iterable, Mapping
@@ -46,8 +45,9 @@ from ..registry import (
 from ..server_assignor import ServerAssignor
 from ..strategy import Strategy
 from ..streams_assignor import StreamsTaskAssignor
-from . import defaults
+from . import defaults, sources
 from .hookcall import HookCalls, HookManager
+from .sources import DISABLE_ENV, TRACE_ENV
 from .validation import check_group_assignment
 
 __all__ = [
@@ -60,8 +60,6 @@ __all__ = [
     "reset_plugin_manager",
 ]
 
-DISABLE_ENV = "ASSIGNFRAME_DISABLE_PLUGINS"
-TRACE_ENV = "ASSIGNFRAME_TRACE_PLUGINS"
 _DEFAULTS_NAME = "assignframe.plugins.defaults"
 
 #: The hooks whose default implementation only calls one :class:`Strategy` method: when the
@@ -96,42 +94,6 @@ class StrategyInfo:
         }
 
 
-def _disabled_plugins() -> tuple[bool, frozenset[str]]:
-    """(load nothing?, names to skip) from ``ASSIGNFRAME_DISABLE_PLUGINS``."""
-    value = os.environ.get(DISABLE_ENV, "").strip()
-    if value == "1":
-        return True, frozenset()
-    return False, frozenset(name.strip() for name in value.split(",") if name.strip())
-
-
-def _tracing_requested() -> bool:
-    return os.environ.get(TRACE_ENV, "").strip() not in ("", "0")
-
-
-def _installed_entry_points() -> list[importlib.metadata.EntryPoint]:
-    """Entry points of our group, once each (a distribution on sys.path twice lists them twice)."""
-    unique: dict[tuple[str, str, str | None], importlib.metadata.EntryPoint] = {}
-    for entry_point in importlib.metadata.entry_points(group=hookspecs.PROJECT_NAME):
-        dist_name = entry_point.dist.name if entry_point.dist else None
-        unique.setdefault((entry_point.name, entry_point.value, dist_name), entry_point)
-    return sorted(unique.values(), key=lambda ep: ep.name)
-
-
-def _default_plugin_name(plugin: object) -> str:
-    """Modules and classes go by ``__name__``; instances by their class (readable in errors)."""
-    name = getattr(plugin, "__name__", None)
-    if isinstance(name, str):
-        return name
-    return f"{type(plugin).__module__}.{type(plugin).__qualname__}"
-
-
-def _source_of(entry_point: importlib.metadata.EntryPoint) -> PluginSource:
-    dist = entry_point.dist
-    if dist is None:
-        return PluginSource(entry_point.name)
-    return PluginSource(entry_point.name, dist.name, dist.version)
-
-
 class PluginManager:
     """Loads assignframe plugins and calls their hooks through typed methods.
 
@@ -151,7 +113,7 @@ class PluginManager:
         self._lock = threading.RLock()
         self._default_hooks: dict[type, frozenset[str]] = {}
         self._default_hooks_changes = -1
-        if _tracing_requested():
+        if sources.tracing_requested():
             self._pm.trace.root.setwriter(sys.stderr.write)
             self._pm.enable_tracing()
 
@@ -166,7 +128,7 @@ class PluginManager:
         """Register a plugin object (module or instance); returns its plugin name."""
         with self._lock:
             self._load_entrypoints()
-            plugin_name = self._register(plugin, name or _default_plugin_name(plugin), None)
+            plugin_name = self._register(plugin, name or sources.default_plugin_name(plugin), None)
             self._registry = None  # rediscover strategies on next use
             return plugin_name
 
@@ -208,11 +170,11 @@ class PluginManager:
             if not self._entrypoints_pending:
                 return
             self._entrypoints_pending = False
-            disable_all, skipped = _disabled_plugins()
+            disable_all, skipped = sources.disabled_plugins()
             if disable_all:
                 return
-            for entry_point in _installed_entry_points():
-                source = _source_of(entry_point)
+            for entry_point in sources.installed_entry_points():
+                source = sources.source_of(entry_point)
                 if skipped & {source.plugin, source.distribution} or self._pm.has_plugin(
                     source.plugin
                 ):
