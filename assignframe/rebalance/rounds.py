@@ -9,14 +9,32 @@ cooperative follow-ups. The runner (:mod:`.runner`) makes them; replays and tool
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping
+import operator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..classic.protocol import subscription_bytes
 from ..metrics import RoundMetrics, round_metrics
-from ..model import GroupAssignment, GroupSubscription, RebalanceProtocol, TopicPartition
+from ..model import (
+    GroupAssignment,
+    GroupSubscription,
+    MemberState,
+    RebalanceProtocol,
+    SubscriptionMetadata,
+    TopicPartition,
+)
+from ..strategy import Strategy
 
-__all__ = ["Consumer", "EncodedOnRead", "Rebalance", "RoundResult", "unique_consumers"]
+__all__ = [
+    "Consumer",
+    "EncodedOnRead",
+    "Join",
+    "Rebalance",
+    "RoundResult",
+    "join_subscriptions",
+    "unique_consumers",
+]
 
 
 @dataclass(frozen=True)
@@ -158,3 +176,44 @@ def unique_consumers(consumers: Iterable[Consumer]) -> tuple[Consumer, ...]:
             raise ValueError(f"member id {consumer.member_id!r} joins twice")
         seen.add(consumer.member_id)
     return joining
+
+
+@dataclass(frozen=True)
+class Join:
+    """One consumer's side of a join: its strategy instance (with its own options), its
+    protocol, its state once joined (what it still owns), what it sent.
+
+    ``subscription`` is None when a ``wire=False`` runner has not encoded ``metadata``.
+    """
+
+    consumer: Consumer
+    strategy: Strategy
+    protocol: RebalanceProtocol
+    state: MemberState
+    subscription: bytes | None
+    metadata: SubscriptionMetadata | None = None
+
+    @property
+    def member_id(self) -> str:
+        return self.consumer.member_id
+
+    def played_by(self, strategy: Strategy) -> Join:  # dataclasses.replace, at a tenth
+        j = self
+        return Join(j.consumer, strategy, j.protocol, j.state, j.subscription, j.metadata)
+
+    @property
+    def subscription_bytes(self) -> bytes:
+        if self.subscription is not None:
+            return self.subscription
+        assert self.metadata is not None  # one of the two is always set
+        return subscription_bytes(self.metadata)
+
+
+def join_subscriptions(joins: Sequence[Join]) -> Mapping[str, bytes]:
+    """Member id -> the subscription bytes each join sent (encoded when read, when a
+    ``wire=False`` runner has not encoded them)."""
+    if all(join.subscription is not None for join in joins):
+        return {join.member_id: join.subscription_bytes for join in joins}
+    return EncodedOnRead(
+        {join.member_id: join for join in joins}, operator.attrgetter("subscription_bytes")
+    )

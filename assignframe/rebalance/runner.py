@@ -39,9 +39,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-import operator
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..classic import wire
@@ -66,12 +64,19 @@ from ..model import (
     MemberAssignment,
     MemberState,
     RebalanceProtocol,
-    SubscriptionMetadata,
     TopicPartition,
 )
 from ..plugins.manager import PluginManager, get_plugin_manager
 from ..strategy import Strategy
-from .rounds import Consumer, EncodedOnRead, Rebalance, RoundResult, unique_consumers
+from .rounds import (
+    Consumer,
+    EncodedOnRead,
+    Join,
+    Rebalance,
+    RoundResult,
+    join_subscriptions,
+    unique_consumers,
+)
 
 __all__ = [
     "Consumer",
@@ -288,7 +293,7 @@ class GroupRunner:
 
     def _assign_and_sync(
         self,
-        joins: Sequence[_Join],
+        joins: Sequence[Join],
         group: GroupSubscription,
         protocol_name: str,
         new_generation: int,
@@ -312,7 +317,7 @@ class GroupRunner:
             generation=new_generation,
             followup=followup,
             protocol=protocol_name,
-            subscriptions=_subscriptions(joins),
+            subscriptions=join_subscriptions(joins),
             assignment_bytes=assignment_bytes,
             group=group,
             assignment=assignment,
@@ -356,24 +361,24 @@ class GroupRunner:
             instance = self._own_instances[key] = self._pm.strategy(name, **{**self.options, **own})
         return instance
 
-    def _join_all(self, joining: Sequence[Consumer], protocol_name: str) -> list[_Join]:
+    def _join_all(self, joining: Sequence[Consumer], protocol_name: str) -> list[Join]:
         """Every consumer's join; members that left lose their state (a new id starts fresh)."""
         self._states = {c.member_id: self._states.get(c.member_id, MemberState()) for c in joining}
         return [self._join(c, self._strategy(protocol_name, c.options)) for c in joining]
 
-    def _join(self, consumer: Consumer, strategy: Strategy) -> _Join:
+    def _join(self, consumer: Consumer, strategy: Strategy) -> Join:
         protocol = self._rebalance_protocol(consumer)
         state = self._states[consumer.member_id]
         if consumer.subscription is not None:
             claimed = claimed_state(state, consumer.subscription)
-            return _Join(consumer, strategy, protocol, claimed, consumer.subscription)
+            return Join(consumer, strategy, protocol, claimed, consumer.subscription)
         # The hook sees the state before the join: user data may carry what the member owned.
         metadata = self._pm.subscription_metadata(
             strategy, consumer.topics, state, consumer.rack, protocol
         )
         subscription = subscription_bytes(metadata) if self.wire else None
         joined = state_at_join(state, consumer.topics, protocol)
-        return _Join(consumer, strategy, protocol, joined, subscription, metadata)
+        return Join(consumer, strategy, protocol, joined, subscription, metadata)
 
     def _rebalance_protocol(self, consumer: Consumer) -> RebalanceProtocol:
         offered = consumer.strategies or self.default_strategies
@@ -387,7 +392,7 @@ class GroupRunner:
 
     def _leader_view(
         self,
-        joins: Sequence[_Join],
+        joins: Sequence[Join],
         strategy: Strategy,
         generation: int,
         lags: Mapping[TopicPartition, int] | None,
@@ -427,7 +432,7 @@ class GroupRunner:
 
     def _sync(
         self,
-        joins: Sequence[_Join],
+        joins: Sequence[Join],
         assignment: GroupAssignment,
         assignment_bytes: Mapping[str, bytes],
         generation: int,
@@ -447,45 +452,6 @@ class GroupRunner:
             if lost:
                 revoked[join.member_id] = lost
         return revoked
-
-
-@dataclass(frozen=True)
-class _Join:
-    """One consumer's side of a join: its strategy instance (with its own options), its
-    protocol, its state once joined (what it still owns), what it sent.
-
-    ``subscription`` is None when a ``wire=False`` runner has not encoded ``metadata``.
-    """
-
-    consumer: Consumer
-    strategy: Strategy
-    protocol: RebalanceProtocol
-    state: MemberState
-    subscription: bytes | None
-    metadata: SubscriptionMetadata | None = None
-
-    @property
-    def member_id(self) -> str:
-        return self.consumer.member_id
-
-    def played_by(self, strategy: Strategy) -> _Join:  # dataclasses.replace, at a tenth
-        j = self
-        return _Join(j.consumer, strategy, j.protocol, j.state, j.subscription, j.metadata)
-
-    @property
-    def subscription_bytes(self) -> bytes:
-        if self.subscription is not None:
-            return self.subscription
-        assert self.metadata is not None  # one of the two is always set
-        return subscription_bytes(self.metadata)
-
-
-def _subscriptions(joins: Sequence[_Join]) -> Mapping[str, bytes]:
-    if all(join.subscription is not None for join in joins):
-        return {join.member_id: join.subscription_bytes for join in joins}
-    return EncodedOnRead(
-        {join.member_id: join for join in joins}, operator.attrgetter("subscription_bytes")
-    )
 
 
 def alike_groups(pm: PluginManager, strategies: Mapping[str, Strategy]) -> list[tuple[str, ...]]:
