@@ -23,13 +23,20 @@ from __future__ import annotations
 import itertools
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from .model import GroupAssignment, TopicPartition
 
 __all__ = ["HolderChanges", "OwnershipChanges", "holder_changes", "movement", "ownership_changes"]
 
-Held = TypeVar("Held", bound=Hashable)
+
+class _Ordered(Hashable, Protocol):
+    """Hashable and ordered: entries are listed in the order of what is held."""
+
+    def __lt__(self, other: Any, /) -> bool: ...
+
+
+Held = TypeVar("Held", bound=_Ordered)
 
 
 @dataclass(frozen=True)

@@ -103,11 +103,12 @@ def group_detail(read: ClusterRead, group: GroupRead, snapshot: GroupSnapshot | 
         else:
             current, end = group.committed.get(tp), read.end_offsets.get(tp)
             lag = committed_lag(end, current)
-        for member in owners.get(tp) or [None]:  # a share-partition: a row per holder
+        holders: list[MemberDetail | None] = [*owners.get(tp, [])] or [None]
+        for holder in holders:  # a share-partition: a row per holder
             rows.append(PartitionDetail(tp.topic, tp.partition, current, end, lag,
-                                        member.member_id if member else None,
-                                        member.host if member else None,
-                                        member.client_id if member else None))
+                                        holder.member_id if holder else None,
+                                        holder.host if holder else None,
+                                        holder.client_id if holder else None))
     return GroupDetail(group.group_id, group.group_type, group.state, group.coordinator,
                        broker.address if broker else None, _assignor(group, snapshot, view),
                        members, rows)
@@ -147,7 +148,7 @@ def _unsnapshotted(group: GroupRead, view: ShareView | StreamsView | None) -> li
 
 def _inputs(view: StreamsView, tasks: tuple[str, ...]) -> tuple[TopicPartition, ...]:
     """The input partitions of ``tasks``: each task's partition of its sub-topology's topics."""
-    found = set()
+    found: set[TopicPartition] = set()
     for label in tasks:
         subtopology, partition = parse_task_label(label)
         found.update(TopicPartition(t, partition) for t in view.subtopologies.get(subtopology, ()))
