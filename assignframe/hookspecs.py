@@ -147,7 +147,9 @@ def lag_source(
     :param group_id: the consumer group, when known
     :param cluster: partition counts (and racks) the leader sees
     :param topics: the topics any member subscribes to, sorted
-    :returns: partition -> lag (partitions left out count as 0), or None when unknown
+    :returns: partition -> lag, or None when unknown. A partition left out is one whose lag
+        this source does not know: a lag-based strategy assigns it as 0 behind, the metrics
+        leave it out of each member's lag (:func:`assignframe.metrics.lag_per_member`)
     """
 
 

@@ -48,7 +48,8 @@ def committed_lag(end_offset: int | None, committed: int | None) -> int | None:
 class StaticLagSource:
     """A lag source that answers with lags given up front (scenarios, snapshots, tests).
 
-    Register it with ``pm.register(StaticLagSource(lags))``; partitions not given count as 0.
+    Register it with ``pm.register(StaticLagSource(lags))``; a partition not given has no known
+    lag (a lag-based strategy assigns it as 0 behind; the metrics leave it out).
     """
 
     def __init__(self, lags: Mapping[TopicPartition, int], group_id: str | None = None) -> None:

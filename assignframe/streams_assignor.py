@@ -79,7 +79,7 @@ def parse_task_label(label: str) -> TaskId:
     :raises ValueError: no ``_<partition>`` at its end
     """
     subtopology, underscore, partition = label.rpartition("_")
-    if not underscore or not partition.isdigit():
+    if not underscore or not (partition.isascii() and partition.isdecimal()):
         raise ValueError(f"not a task label <subtopology>_<partition>: {label!r}")
     return subtopology, int(partition)
 
@@ -88,7 +88,8 @@ def task_order(task: TaskId) -> tuple[Any, ...]:
     """The one order of tasks, for the assignor's results and for what ``inspect`` shows:
     sub-topologies by number (``2`` before ``10``; named ones after, by name), then partition."""
     subtopology, partition = task
-    return (int(subtopology) if subtopology.isdigit() else float("inf"), subtopology, partition)
+    number = subtopology.isascii() and subtopology.isdecimal()
+    return (int(subtopology) if number else float("inf"), subtopology, partition)
 
 
 def _tasks(tasks: Iterable[TaskId]) -> tuple[TaskId, ...]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -80,16 +81,29 @@ def _recommendation(
 AUDIT_GC_THRESHOLD = 50_000
 
 
+_collections_lock = threading.Lock()
+#: (blocks open, the thresholds the first one found): nested or concurrent blocks (threads)
+#: restore what was there before the first, once the last ends
+_collections_state: list[Any] = [0, None]
+
+
 @contextmanager
 def fewer_collections() -> Iterator[None]:
     """Run the cyclic garbage collector less often inside the block (its thresholds restored
-    after). Cycles are still collected, only in larger batches; the rows are unchanged."""
-    thresholds = gc.get_threshold()
-    gc.set_threshold(max(thresholds[0], AUDIT_GC_THRESHOLD), *thresholds[1:])
+    after). Cycles are still collected, only in larger batches; the rows are unchanged. The
+    audit engines use it around their work, never a library call a user makes."""
+    with _collections_lock:
+        if _collections_state[0] == 0:
+            _collections_state[1] = thresholds = gc.get_threshold()
+            gc.set_threshold(max(thresholds[0], AUDIT_GC_THRESHOLD), *thresholds[1:])
+        _collections_state[0] += 1
     try:
         yield
     finally:
-        gc.set_threshold(*thresholds)
+        with _collections_lock:
+            _collections_state[0] -= 1
+            if _collections_state[0] == 0:
+                gc.set_threshold(*_collections_state[1])
 
 
 def audit_chunk(chunk: Iterable[tuple[int, Any]], context: AuditContext) -> ChunkResult:

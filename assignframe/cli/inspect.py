@@ -243,7 +243,8 @@ def print_inspection(inspection: Inspection) -> None:
 
 def write_inspection(out: Path | None, html: Path | None, inspection: Inspection) -> None:
     """``--out``: the snapshots, the verdicts and the audit's outputs over the snapshots;
-    ``--html``: the audit's report page of them."""
+    ``--html``: a page of every group read (of every type), then the audit's sections over the
+    snapshots (a page is written when there is none)."""
     import tempfile
 
     from ..audit import AuditOptions, run_audit

@@ -154,10 +154,13 @@ def absent(group: GroupRead) -> bool:
 
 def verdicts(read: ClusterRead, context: AuditContext | None = None) -> list[GroupVerdict]:
     """A verdict per group read (none for :func:`absent` ones), in triage order."""
+    present = [group for group in read.groups if not absent(group)]
+    if not present:
+        return []
     from ..audit.rerun import AuditContext  # the audit is loaded once there is a group to judge
 
     context = context or AuditContext.create()
-    judged = [_verdict(read, group, context) for group in read.groups if not absent(group)]
+    judged = [_verdict(read, group, context) for group in present]
     return sorted(judged, key=lambda v: (v.triage(), v.group_id))
 
 

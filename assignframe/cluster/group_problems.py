@@ -23,7 +23,7 @@ PROBLEM_KINDS: dict[str, str] = {
                    "they must give up",
     "rebalancing": "the group is between generations (a state other than Stable or Empty)",
     "mixed": "classic and consumer-protocol members in one group (mid-migration)",
-    "no-commit": "partitions without a committed offset (their lag is unknown)",
+    "no-commit": "partitions holding records without a committed offset (lag unknown)",
     "lag-imbalance": "lag per member spread beyond the documented threshold",
     "no-members": "records waiting and no member to read them (lag or share backlog)",
     "gone": "the coordinator says the group is Dead",

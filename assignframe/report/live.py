@@ -2,7 +2,7 @@
 
 The audit's sections judge the groups that have a snapshot (classic and consumer-protocol
 groups with members); this one counts every group the pass read: share and Streams groups,
-groups with committed offsets only, unreadable ones. Input: ``inspect --out``'s
+groups without members, unreadable ones. Input: ``inspect --out``'s
 ``verdicts.json`` (its ``groups`` are :meth:`GroupVerdict.as_dict` rows, docs/cluster.md).
 """
 
@@ -30,18 +30,18 @@ def add_live_section(page: ReportPage, verdicts: Mapping[str, Any] | None) -> No
     with_members = sum(1 for g in groups if g.get("members"))
     troubled = sum(1 for g in groups if g.get("problems"))
     unreadable = sum(1 for g in groups if g.get("unreadable"))
-    offsets_only = sum(1 for g in groups if not g.get("members") and not g.get("unreadable"))
+    without_members = sum(1 for g in groups if not g.get("members") and not g.get("unreadable"))
     cards = stat_cards([
         ("groups read", len(groups), False),
         ("with members", with_members, False),
         ("with problems", troubled, bool(troubled)),
         ("unreadable", unreadable, bool(unreadable)),
-        ("committed offsets only", offsets_only, False),
+        ("without members", without_members, False),
     ])
     by_type = ", ".join(f"{count} {kind}" for kind, count in sorted(types.items()))
     intro = (f'<p class="muted">Read from {escape(verdicts.get("bootstrap", "?"))}: '
              f"{escape(by_type or 'no group')}. Unreadable groups first, then groups with "
-             "members worst first, then groups with committed offsets only (the order of "
+             "members worst first, then groups without members (the order of "
              "<code>inspect</code>'s table).</p>")
     shown = groups[:ROWS_SHOWN]
     rows = [_row(g) for g in shown]

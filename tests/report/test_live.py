@@ -42,7 +42,7 @@ def test_every_group_is_counted_and_listed_in_inspects_order():
     assert "Every group read (5)" in live
     assert "1 classic, 2 consumer, 1 share, 1 streams" in live
     for label, count in (("groups read", 5), ("with members", 3), ("with problems", 2),
-                         ("unreadable", 1), ("committed offsets only", 1)):
+                         ("unreadable", 1), ("without members", 1)):
         assert f"<b>{count}</b><span>{label}</span>" in live
     names = ["gone&lt;x&gt;", "orders", "queue-a", "wordcount", "old-batch"]
     positions = [live.index(f'<td class="name">{n}</td>') for n in names]

@@ -106,7 +106,7 @@ def _leaf(construct: Construct, version: int) -> tuple[Reader, Writer]:
             return read_int32_array, write_int32_array
         if _is_topic_partitions(element):
             return read_topic_groups, write_runs
-    raise TypeError(f"no fast reader for {construct!r}: add one to fastpath.py")
+    raise TypeError(f"no fast reader for {construct!r}: add one to fastfields.py")
 
 
 def _must_be_default(default: Any) -> Writer:
