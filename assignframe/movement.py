@@ -54,16 +54,6 @@ class HolderChanges(Generic[Held]):
     revoked: tuple[tuple[Held, str], ...]
     added: tuple[tuple[Held, str], ...]
 
-    def counts(self) -> dict[str, int]:
-        """``partitions_kept``, ``partitions_moved``, ``partitions_added``,
-        ``partitions_revoked``: the numbers every round record carries."""
-        return {
-            "partitions_kept": len(self.kept),
-            "partitions_moved": len(self.moved),
-            "partitions_added": len(self.added),
-            "partitions_revoked": len(self.revoked),
-        }
-
 
 #: the changes of an assignment: partitions held by member ids
 OwnershipChanges = HolderChanges[TopicPartition]

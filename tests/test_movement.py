@@ -61,8 +61,8 @@ def test_a_member_leaving_hands_over_and_a_deleted_topic_is_revoked():
     assert changes.kept == (("t-1", "b"),)
     assert changes.moved == (("t-0", "a", "b"),)
     assert changes.revoked == (("u-0", "a"),)
-    assert changes.counts() == {"partitions_kept": 1, "partitions_moved": 1,
-                                "partitions_added": 0, "partitions_revoked": 1}
+    counts = [len(changes.kept), len(changes.moved), len(changes.added), len(changes.revoked)]
+    assert counts == [1, 1, 0, 1]
 
 
 def test_a_shared_partition_gaining_a_holder_is_moved_to_it_from_a_holder():

@@ -129,8 +129,9 @@ class ServerRoundResult:
     def metrics(self) -> dict[str, Any]:
         """The round's record: the keys of :meth:`assignframe.metrics.RoundMetrics.as_dict`
         that a server assignor's round has, with their meaning."""
-        counts = sorted(len(held) for held in self.holdings().values())
-        idle = sorted(m for m, held in self.holdings().items() if not held)
+        holdings = self.holdings()
+        counts = sorted(len(held) for held in holdings.values())
+        idle = sorted(m for m, held in holdings.items() if not held)
         record: dict[str, Any] = {
             "valid": not self.violations,
             "problems": "; ".join(self.violations),
@@ -144,7 +145,7 @@ class ServerRoundResult:
             "idle_members": len(idle),
             "idle_member_ids": idle,
         }
-        changes = self.changes()
+        changes = holder_changes(self.before, holdings)
         record.update(partitions_kept=len(changes.kept), partitions_moved=len(changes.moved))
         return record
 
