@@ -23,6 +23,9 @@ from ._common import CommandLineError, add_command, checked_bootstrap, console, 
 from .inspect_view import (
     FORMATS,
     GROUP_STATES,
+    TABLE_LIMIT,
+    left_out_line,
+    limited,
     parse_problem_kinds,
     parse_states,
     print_details,
@@ -73,6 +76,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="table (default on a terminal), plain (default when piped: "
                         "aligned columns), tsv or csv (a header, one row per group: problems, "
                         "verdicts, lag totals)")
+    parser.add_argument("--limit", type=int, metavar="N",
+                        help="at most N rows, worst first, then one line saying how many more "
+                        "there are (0: every row; default: %d in a table, every row in the "
+                        "other formats)" % TABLE_LIMIT)
     parser.add_argument("--detail", action="store_true",
                         help="each group in detail, as kafka-consumer-groups.sh --describe "
                         "--state, --members --verbose and --offsets show it: coordinator, "
@@ -154,6 +161,7 @@ def _run(args: argparse.Namespace) -> int:
     states = parse_states(args.state)
     kinds = parse_problem_kinds(args.problem)
     form = args.format or ("table" if console().is_terminal else "plain")
+    limit = _limit(args.limit, form, args.json or args.detail)
     config, wanted = cluster_settings(args)
     writable_outputs(args.out, args.html)
     try:
@@ -167,6 +175,7 @@ def _run(args: argparse.Namespace) -> int:
                          "(ids are exact; a regular expression such as 'orders.*' matches "
                          "several)", "--group")
     rows = shown(inspection, states, kinds)
+    rows, left_out = limited(rows, limit)
     if args.detail:
         _print_details(inspection, rows, args.json, form)
     elif args.json:
@@ -175,10 +184,22 @@ def _run(args: argparse.Namespace) -> int:
                 print_json(snapshot_to_dict(verdict.snapshot))
         _say_left_out(rows)
     else:
-        print_rows(inspection, rows, form)
+        print_rows(inspection, rows, form, left_out)
+    if left_out and (args.json or args.detail):
+        print(f"assignframe: note: {left_out_line(left_out)}", file=sys.stderr)
     if args.out or args.html:
         write_inspection(args.out, args.html, inspection)
     return _said(inspection)
+
+
+def _limit(asked: int | None, form: str, structured: bool) -> int | None:
+    """How many rows to show: ``--limit`` (0: all), else :data:`TABLE_LIMIT` in a table (its
+    rendering costs about a millisecond per row), else all."""
+    if asked is not None and asked < 0:
+        raise CommandLineError("expected a number of rows >= 0 (0: every row)", "--limit")
+    if asked is not None:
+        return asked or None
+    return TABLE_LIMIT if form == "table" and not structured else None
 
 
 def _print_details(inspection: Inspection, rows: list[GroupVerdict], as_json: bool,

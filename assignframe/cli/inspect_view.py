@@ -16,8 +16,9 @@ from ..cluster.fleet import GroupVerdict, Inspection
 from ..cluster.group_problems import PROBLEM_KINDS
 from ._common import CommandLineError
 
-__all__ = ["COLUMNS", "DETAIL_COLUMNS", "FORMATS", "GROUP_STATES", "parse_problem_kinds",
-           "parse_states", "print_details", "print_rows", "shown", "summary"]
+__all__ = ["COLUMNS", "DETAIL_COLUMNS", "FORMATS", "GROUP_STATES", "TABLE_LIMIT", "left_out_line",
+           "limited", "parse_problem_kinds", "parse_states", "print_details", "print_rows",
+           "shown", "summary"]
 
 #: --format values; the default is "table" on a terminal and "plain" otherwise
 FORMATS = ("table", "plain", "tsv", "csv")
@@ -27,6 +28,10 @@ GROUP_STATES = ("Empty", "Stable", "PreparingRebalance", "CompletingRebalance", 
 #: the fleet row's columns, in order; problems and the verdicts last (the long cells)
 COLUMNS = ("group", "type", "protocol", "state", "members", "partitions", "spread", "lag",
            "lag spread", "recommended", "migration", "problems")
+
+#: rows a table shows unless --limit says otherwise (rich's table costs about a millisecond a
+#: row: 10,000 groups took longer to draw than to read)
+TABLE_LIMIT = 50
 
 
 #: --detail's columns: kafka-consumer-groups.sh's --state, --members --verbose and --offsets
@@ -78,6 +83,23 @@ def shown(inspection: Inspection, states: Sequence[str],
     return kept
 
 
+def limited(rows: list[GroupVerdict],
+            limit: int | None) -> tuple[list[GroupVerdict], list[GroupVerdict]]:
+    """The first ``limit`` rows (None: all) and the rows left out."""
+    if limit is None:
+        return rows, []
+    return rows[:limit], rows[limit:]
+
+
+def left_out_line(left_out: Sequence[GroupVerdict]) -> str:
+    """What the rows cut by ``--limit`` hold and how to see them (never a silent cut)."""
+    without = sum(1 for v in left_out if not v.members and not v.unreadable)
+    troubled = sum(1 for v in left_out if _problems(v))
+    return (f"{len(left_out)} more group(s) not shown ({len(left_out) - without} with members, "
+            f"{without} without; {troubled} with problems): --limit 0 shows every row, "
+            "--state/--problem/--group narrow them")
+
+
 def summary(inspection: Inspection, rows: Sequence[GroupVerdict]) -> str:
     """One line: how many groups, with members, with problems, unreadable, offsets only."""
     verdicts = inspection.verdicts
@@ -106,17 +128,24 @@ def _cells(verdict: GroupVerdict, unknown: str) -> list[str]:
             "; ".join(_problems(verdict)) or unknown]
 
 
-def print_rows(inspection: Inspection, rows: Sequence[GroupVerdict], form: str) -> None:
+def print_rows(inspection: Inspection, rows: Sequence[GroupVerdict], form: str,
+               left_out: Sequence[GroupVerdict] = ()) -> None:
     """The rows in ``form`` (one of :data:`FORMATS`); table and plain start with the summary
-    line, TSV and CSV are a header and the rows only (the summary goes to stderr)."""
+    line and end with :func:`left_out_line` when rows were ``left_out``; TSV and CSV are a
+    header and the rows only (the summary and that line go to stderr)."""
     if form in ("tsv", "csv"):
         print(f"assignframe: note: {summary(inspection, rows)}", file=sys.stderr)
         _delimited(rows, "\t" if form == "tsv" else ",")
-    elif form == "plain":
+        if left_out:
+            print(f"assignframe: note: {left_out_line(left_out)}", file=sys.stderr)
+        return
+    if form == "plain":
         print(summary(inspection, rows))
         _plain([_cells(v, "-") for v in rows])
     else:
         _table(summary(inspection, rows), rows)
+    if left_out:
+        print(f"... {left_out_line(left_out)}")
 
 
 def print_details(details: Sequence[Any], form: str) -> None:
