@@ -37,6 +37,10 @@ __all__ = ["add_cluster_arguments", "cluster_settings", "print_inspection", "reg
            "write_inspection"]
 
 
+#: groups without members the --json note names one by one (the rest are counted)
+NAMED_WITHOUT_MEMBERS = 20
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = add_command(
         subparsers,
@@ -78,8 +82,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "verdicts, lag totals)")
     parser.add_argument("--limit", type=int, metavar="N",
                         help="at most N rows, worst first, then one line saying how many more "
-                        "there are (0: every row; default: %d in a table, every row in the "
-                        "other formats)" % TABLE_LIMIT)
+                        f"there are (0: every row; default: {TABLE_LIMIT} in a table, every "
+                        "row in the other formats)")
     parser.add_argument("--detail", action="store_true",
                         help="each group in detail, as kafka-consumer-groups.sh --describe "
                         "--state, --members --verbose and --offsets show it: coordinator, "
@@ -252,7 +256,11 @@ def _say_left_out(rows: list[GroupVerdict]) -> None:
               f"verdicts.json holds them): {', '.join(views)}", file=sys.stderr)
     if empty:
         named = "; ".join(f"{v.group_id} ({v.state or 'state unknown'}"
-                          + "".join(f", {p}" for p in v.problems) + ")" for v in empty)
+                          + "".join(f", {p}" for p in v.problems) + ")"
+                          for v in empty[:NAMED_WITHOUT_MEMBERS])
+        if len(empty) > NAMED_WITHOUT_MEMBERS:  # 10,000 names made a line of 780 kB
+            named += (f"; and {len(empty) - NAMED_WITHOUT_MEMBERS} more (--format tsv lists "
+                      "every group)")
         print(f"assignframe: note: {len(empty)} group(s) have no members and no snapshot "
               f"(the audit reads groups with members): {named}", file=sys.stderr)
 

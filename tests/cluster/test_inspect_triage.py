@@ -138,3 +138,35 @@ def test_plain_columns_when_piped(triage):
     assert [line.split()[0] for line in lines[2:]] == ["tri-busy", "tri-ok", "tri-offsets-a",
                                                       "tri-offsets-b"]
     assert not set("┏┃━│└") & set(done.stdout)  # no box drawing in a pipe
+
+
+def test_limit_cuts_the_rows_and_says_what_it_left_out(triage):
+    """--limit N keeps the first N rows in triage order (the table's default is 50, so 10,000
+    groups are not all drawn) and one line counts the rest and says how to see them."""
+    done = _cli("inspect", "--bootstrap-server", triage, "--group", "^tri-", "--format",
+                "table", "--limit", "2")
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert f"{triage}: 4 group(s): 2 with members," in lines[0] and "; 2 shown" in lines[0]
+    drawn = [line.split("│")[1].strip() for line in lines if line.startswith("│")]
+    assert drawn == ["tri-busy", "tri-ok"]
+    assert lines[-1] == ("... 2 more group(s) not shown (0 with members, 2 without; 2 with "
+                         "problems): --limit 0 shows every row, --state/--problem/--group "
+                         "narrow them")
+    every = _cli("inspect", "--bootstrap-server", triage, "--group", "^tri-", "--format",
+                 "table", "--limit", "0")
+    assert [line.split("│")[1].strip() for line in every.stdout.splitlines()
+            if line.startswith("│")] == ["tri-busy", "tri-ok", "tri-offsets-a", "tri-offsets-b"]
+    assert "not shown" not in every.stdout
+    scripted = _cli("inspect", "--bootstrap-server", triage, "--group", "^tri-", "--format",
+                    "tsv", "--limit", "3")  # the header and 3 rows; the rest said on stderr
+    assert [r["group"] for r in _rows(scripted)] == ["tri-busy", "tri-ok", "tri-offsets-a"]
+    assert "assignframe: note: 1 more group(s) not shown (0 with members, 1 without; 1 with " \
+        "problems)" in scripted.stderr
+
+
+def test_limit_below_zero_is_refused_before_reading(triage):
+    done = _cli("inspect", "--bootstrap-server", triage, "--limit", "-1")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == (
+        "assignframe: error: expected a number of rows >= 0 (0: every row) (--limit)")
