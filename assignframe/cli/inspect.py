@@ -199,7 +199,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _limit(asked: int | None, form: str, structured: bool) -> int | None:
     """How many rows to show: ``--limit`` (0: all), else :data:`TABLE_LIMIT` in a table (its
-    rendering costs about a millisecond per row), else all."""
+    rendering costs about 2 ms of CPU a row), else all."""
     if asked is not None and asked < 0:
         raise CommandLineError("expected a number of rows >= 0 (0: every row)", "--limit")
     if asked is not None:

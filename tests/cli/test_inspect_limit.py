@@ -1,0 +1,37 @@
+"""inspect's --limit line counts what it leaves out by kind (the live behaviour is in
+tests/cluster/test_inspect_triage.py, on a real broker)."""
+
+from __future__ import annotations
+
+from assignframe.cli.inspect_view import left_out_line, limited
+from assignframe.cluster.fleet import GroupVerdict
+from assignframe.cluster.group_problems import GroupProblem
+
+
+def _verdicts() -> list[GroupVerdict]:
+    broken = GroupVerdict("g-broken", None, None, unreadable="OffsetFetch: NOT_COORDINATOR")
+    busy = GroupVerdict("g-busy", "classic", "Stable", members=2,
+                        problems=[GroupProblem("1 idle member(s)", "idle")])
+    calm = GroupVerdict("g-calm", "consumer", "Stable", members=1)
+    offsets = GroupVerdict("g-offsets", "classic", "Empty",
+                           problems=[GroupProblem("no members; lag 7 on 1 committed "
+                                                  "partition(s)", "no-members")])
+    quiet = GroupVerdict("g-quiet", "classic", "Empty")
+    return [broken, busy, calm, offsets, quiet]
+
+
+def test_limited_keeps_the_first_rows_and_returns_the_rest():
+    rows = _verdicts()
+    assert limited(rows, None) == (rows, [])
+    kept, left = limited(rows, 2)
+    assert [v.group_id for v in kept] == ["g-broken", "g-busy"]
+    assert [v.group_id for v in left] == ["g-calm", "g-offsets", "g-quiet"]
+
+
+def test_the_line_counts_members_without_unreadable_and_problems_apart():
+    assert left_out_line(_verdicts()) == (
+        "5 more group(s) not shown (2 with members, 2 without, 1 unreadable; 3 with problems): "
+        "--limit 0 shows every row, --state/--problem/--group narrow them")
+    assert left_out_line(_verdicts()[3:]) == (
+        "2 more group(s) not shown (0 with members, 2 without; 1 with problems): "
+        "--limit 0 shows every row, --state/--problem/--group narrow them")
