@@ -37,6 +37,47 @@ def test_stuck_is_said_once_per_episode():
     assert changes("g", again, _state({"t-0": "a"}, 5, "Reconciling", 1), 90.0, 60) == []
 
 
+def _reconciling(members, now_state="Reconciling"):
+    state = _state({"t-0": "a", "t-1": "b"}, 5, now_state, reconciling=len(members))
+    state.reconciling_members = {m: {"client_id": f"client-{m}", "epoch": 4, "since": None,
+                                     "not_given_up": ["t-1"] if m == "b" else []}
+                                 for m in members}
+    return state
+
+
+def test_a_stuck_group_names_who_holds_it_up_and_since_when(tmp_path):
+    """Issue 31: a reconciling group names the member that has not reached its target, with
+    its client, its epoch and since when (the first poll that saw it reconciling), also after
+    the watch is restarted on its history."""
+    first = _reconciling(["a"])
+    changes("g", _state({"t-0": "a", "t-1": "b"}, 5), first, 10.0, stuck_after=60)
+    assert first.reconciling_members["a"]["since"] == 10.0
+    path = tmp_path / "history.jsonl"
+    history = History(path, warn=pytest.fail)
+    history.append("g", 10.0, [{"event": "state"}], first)
+    history.close()
+    resumed = History(path, warn=pytest.fail)  # a restarted watch
+    second = _reconciling(["a", "b"])
+    changes("g", resumed.last["g"], second, 50.0, stuck_after=60)
+    third = _reconciling(["a", "b"])
+    [stuck] = changes("g", second, third, 75.0, stuck_after=60)
+    resumed.close()
+    assert stuck["event"] == "stuck" and stuck["seconds"] == 65.0
+    assert stuck["members"] == [  # who holds the others up first, then the longest
+        {"member_id": "b", "client_id": "client-b", "epoch": 4, "not_given_up": ["t-1"],
+         "seconds": 25.0},
+        {"member_id": "a", "client_id": "client-a", "epoch": 4, "not_given_up": [],
+         "seconds": 65.0},
+    ]
+    # a member that reached its target drops out; one reconciling again starts afresh
+    fourth = _reconciling(["b"])
+    changes("g", third, fourth, 80.0, stuck_after=60)
+    fifth = _reconciling(["a", "b"])
+    changes("g", fourth, fifth, 90.0, stuck_after=60)
+    assert {m: w["since"] for m, w in fifth.reconciling_members.items()} == \
+        {"a": 90.0, "b": 50.0}
+
+
 def test_resume_and_torn_last_line(tmp_path):
     path = tmp_path / "history.jsonl"
     history = History(path, warn=pytest.fail)
