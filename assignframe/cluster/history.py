@@ -10,7 +10,10 @@ Events (docs/cluster.md lists their fields): ``seen`` (first poll of a group), `
 (generation or group epoch changed), ``state``, ``joined``, ``left``, ``moved`` (partitions a
 member holds that another held before), ``added`` (held by nobody before), ``revoked`` (held by
 nobody now) as :mod:`assignframe.movement` defines them, ``settled`` (stable and fully
-reconciled again: seconds since the first change), ``stuck`` (not settled for longer than the
+reconciled again: ``seconds`` since the first poll that saw the change, and ``at_most`` since
+the last poll that saw it settled before: the change came between the two, and a member that
+crashed held its partitions, doing nothing, for up to its session timeout before the broker, and
+so any poll, could tell), ``stuck`` (not settled for longer than the
 threshold), ``unreadable``, ``vanished``. Share groups' owners are a partition's holders
 (comma-separated: several members may share one); Streams groups' are active tasks (``0_1``), so
 ``moved`` says which task went where.
@@ -48,6 +51,9 @@ class GroupState:
     reconciling: int = 0
     unreadable: str | None = None
     unsettled_since: float | None = None
+    #: the last poll that saw the group settled: an episode began after it, so a ``settled``
+    #: event says at most how long it took (``at_most``) besides what the polls saw
+    settled_seen: float | None = None
     stuck_said: bool = False
     unreadable_since: float | None = None
     #: the member ids the coordinator lists, holding partitions or not (None: not known, e.g.
@@ -143,8 +149,11 @@ def changes(group_id: str, before: GroupState | None, after: GroupState, now: fl
         _reconciling_since(GroupState(), after, now)
         if not after.settled:
             after.unsettled_since = now
+        else:
+            after.settled_seen = now
         return [{"event": "seen", "generation": after.generation, "state": after.state}]
     after.unsettled_since, after.stuck_said = before.unsettled_since, before.stuck_said
+    after.settled_seen = before.settled_seen
     if not after.owners and (after.unreadable or after.state in REBALANCING):
         # a rebalance (or a read that failed) shows no owners: the last known ones stand until
         # a readable state says otherwise, so who left and what moved is said then, once
@@ -167,10 +176,14 @@ def changes(group_id: str, before: GroupState | None, after: GroupState, now: fl
         after.unsettled_since = now
     if after.settled and after.unsettled_since is not None and (events or not before.settled):
         events.append({"event": "settled",
-                       "seconds": round(now - after.unsettled_since, 3)})
+                       "seconds": round(now - after.unsettled_since, 3),
+                       "at_most": None if before.settled_seen is None
+                       else round(now - before.settled_seen, 3)})
         after.unsettled_since, after.stuck_said = None, False
     elif not after.settled and after.unsettled_since is None:
         after.unsettled_since = now
+    if after.settled:
+        after.settled_seen = now
     if (not after.settled and after.unsettled_since is not None and not after.stuck_said
             and now - after.unsettled_since >= stuck_after):
         after.stuck_said = True

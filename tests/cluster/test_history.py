@@ -16,6 +16,7 @@ def _state(owners, generation=3, state="Stable", reconciling=0):
 
 def test_moves_joins_leaves_and_settling():
     before = _state({"t-0": "a", "t-1": "a", "t-2": "b"})
+    before.settled_seen = 95.0  # the last poll that saw it settled
     during = _state({"t-0": "a", "t-1": "c"}, 4, "PreparingRebalance")
     events = changes("g", before, during, 100.0, stuck_after=60)
     kinds = [e["event"] for e in events]
@@ -24,7 +25,22 @@ def test_moves_joins_leaves_and_settling():
     assert events[-1]["partitions"] == [["t-2", "b"]]  # nobody holds it now: not moved
     after = _state({"t-0": "a", "t-1": "c", "t-2": "c"}, 4)
     settled = changes("g", during, after, 107.5, stuck_after=60)
-    assert settled[-1] == {"event": "settled", "seconds": 7.5}
+    # 7.5 s since a poll saw the change, at most 12.5 s since one saw it settled before
+    assert settled[-1] == {"event": "settled", "seconds": 7.5, "at_most": 12.5}
+
+
+def test_a_rebalance_between_two_polls_is_not_said_to_take_no_time():
+    """Issue 31: after a kill -9 the broker removed the member at its session timeout and
+    the group settled again before the next poll: the poll sees a change and a settled group
+    at once. ``seconds`` is 0 (no poll saw it unsettled); ``at_most`` says it may have taken
+    the whole interval since the last poll."""
+    before = _state({"t-0": "a", "t-1": "b"})
+    changes("g", None, before, 100.0, stuck_after=60)
+    assert before.settled_seen == 100.0
+    after = _state({"t-0": "a", "t-1": "a"}, 4)
+    events = changes("g", before, after, 110.0, stuck_after=60)
+    assert events[-1] == {"event": "settled", "seconds": 0.0, "at_most": 10.0}
+    assert after.settled_seen == 110.0
 
 
 def test_stuck_is_said_once_per_episode():
