@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -441,14 +442,15 @@ def main() -> None:
         return
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stops the cluster on the way out
     brokers = members = None
+    scratch: Path | None = None
     results: dict = {"groups": args.groups, "live_groups": args.live, "brokers": args.brokers}
     try:
         if args.bootstrap:
             bootstrap = args.bootstrap
         else:
             progress(f"starting {args.brokers} Kafka node(s)")
-            brokers, bootstrap = start_brokers(args.brokers,
-                                               Path(tempfile.mkdtemp(prefix="bench-kafka-")))
+            scratch = Path(tempfile.mkdtemp(prefix="bench-kafka-"))
+            brokers, bootstrap = start_brokers(args.brokers, scratch)
             progress(f"bootstrap {bootstrap}; creating the topic")
             create_topic(bootstrap, min(3, args.brokers))
             results["setup_offsets_only_s"] = commit_offsets_only(bootstrap,
@@ -468,6 +470,8 @@ def main() -> None:
             members.wait(60)
         if brokers is not None:
             brokers.stop()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "bench_cluster.json").write_text(json.dumps(results, indent=1) + "\n")
 
