@@ -1,4 +1,4 @@
-"""KIP-848 server assignors against Java's own: alternating calls, idle and under load (prints tables).
+"""KIP-848 server assignors against Java's own: alternating calls, idle and under load.
 
     python bench/bench_server_assignors.py            # the issue's sizes, idle then --load 4
     python bench/bench_server_assignors.py --quick    # a tenth of the sizes, for a smoke run
@@ -315,7 +315,8 @@ def run_phase(name: str, load: Load, args: argparse.Namespace, sides: list[Child
         print_row(case, samples[0], samples[1] if len(samples) > 1 else None)
     share = load.share()
     measured = "" if share is None else f", each busy process got {share:.0%} of a core"
-    print(f"   load average {os.getloadavg()[0]:.1f} at the end on {os.cpu_count()} cores{measured}")
+    cores = os.cpu_count()
+    print(f"   load average {os.getloadavg()[0]:.1f} at the end on {cores} cores{measured}")
 
 
 @contextlib.contextmanager
