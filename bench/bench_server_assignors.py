@@ -288,7 +288,7 @@ def print_row(case: str, ours: Sample, java: Sample | None) -> None:
     wall, cpu = ours
     cells = [case, CASES[case][0], _ms(statistics.median(wall)), _ms(min(wall))]
     if java is None:
-        cells += ["-"] * 7
+        cells += ["-"] * 4 + [_ms(statistics.median(cpu)), "-", "-"]
     else:
         j_wall, j_cpu = java
         cells += [
