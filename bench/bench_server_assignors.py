@@ -1,11 +1,12 @@
-"""KIP-848 server assignors against Java's own, measured in the same run (prints a table).
+"""KIP-848 server assignors against Java's own: alternating calls, idle and under load.
 
-    python bench/bench_server_assignors.py            # the issue's sizes, a few minutes
+    python bench/bench_server_assignors.py            # the issue's sizes, idle then --load 4
     python bench/bench_server_assignors.py --quick    # a tenth of the sizes, for a smoke run
-    python bench/bench_server_assignors.py --no-java U4 R2   # Python only, some cases
+    python bench/bench_server_assignors.py --load 6 U3 U4   # some cases, 6 busy processes
+    python bench/bench_server_assignors.py --no-java U4 R2   # Python only
 
-Cases (the same in ServerAssignorPerf, shared/java/coordinator: Apache Kafka's own
-group-coordinator ``UniformAssignor`` / ``RangeAssignor``, JDK 17):
+Cases (ServerAssignorPerf's, shared/java/coordinator: Apache Kafka's own group-coordinator
+``UniformAssignor`` / ``RangeAssignor``, JDK 17):
 
 U1. uniform, homogeneous, 1,000 members, 100 topics, 50,000 partitions, fresh
 U2. U1's result as current target assignment, one member added
@@ -14,41 +15,53 @@ U4. uniform, heterogeneous: 1,000 members each on a random half of 1,000 topics,
 R1. range, homogeneous, 10,000 members, 1,000 topics, 100,000 partitions
 R2. range, heterogeneous: 1,000 members each on a random half of 1,000 topics, 50,000 partitions
 
-Per case, ``--rounds`` times: Java's harness runs the case in a fresh JVM (one warm-up call, then
-``--repeat`` timed calls), then Python does the same; medians are over all rounds' calls, so both
-saw the same machine load. Java's CPU time is the calling thread's (it excludes the JVM's GC and
-JIT threads); Python's is the process's (``time.process_time``). Ratios are Python / Java: below
-1.0 Python is faster.
+Two phases in one run: "no load" (only what else runs on the machine), then "load N": the bench
+starts N busy-loop processes itself (``--load``, default 4; 0 skips the phase) and stops them after.
+Each phase reports the 1-minute load average at its end and the share of a core the busy processes
+got (their CPU seconds over the phase's wall seconds, per process).
+
+Java: ``bench/java/ServerAssignorStep.java`` is compiled with ``javac`` against the oracle jar and
+runs in one JVM for the whole run; it builds each case with ServerAssignorPerf's own builder (a real
+``MetadataImage``, a fresh ``GroupSpecImpl`` per call) and times one call per request. Per case and
+phase: ``--warmup`` calls each, then ``--repeat`` rounds of one Java call and one Python call (who
+goes first alternates), so both sides see the same moments of load. Printed per case: median and
+minimum wall time of each side and their ratios (Python / Java: below 1.0 Python is faster), and
+the CPU medians' ratio. Java's CPU is the calling thread's (its GC and JIT threads excluded), ours
+the process's (``time.process_time``).
 
 Python side: member ids are 22-character random ids (the Java client's
 ``Uuid.randomUuid().toString()``), topic ids random ``Uuid``s; the random generator is seeded (Java
 draws its own ids and halves, same shapes). Each call gets a freshly built ``ServerGroupSpec``
 (outside the timing: the spec caches its member order); before each call the garbage of the
-previous one is collected and the inputs are frozen out of the cyclic collector's reach
-(``gc.freeze``: long-lived data, like the broker's group state). The String hash cache stays warm
-across calls, as Java's ``String`` keeps its hash in the object.
+previous one is collected (as Java's side runs ``System.gc()``) and the inputs are frozen out of the
+cyclic collector's reach (``gc.freeze``: long-lived data, like the broker's group state). The String
+hash cache stays warm across calls, as Java's ``String`` keeps its hash in the object.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import gc
 import os
 import random
-import re
+import select
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from assignframe import ServerAssignor, ServerGroupSpec, ServerMember, ServerTopic, Uuid
 from assignframe.plugins import get_plugin_manager
 from assignframe.testing.java_oracle import find_java, oracle_script
 
-#: Seconds one ServerAssignorPerf case (a JVM) may take on a loaded machine.
-JAVA_TIMEOUT = 900
+#: Seconds one answer of the Java side (a case built, or one call) may take on a loaded machine.
+JAVA_TIMEOUT = 600
+JAVA_SOURCE = Path(__file__).resolve().parent / "java" / "ServerAssignorStep.java"
 #: case -> (assignor, members, topics, partitions in all, heterogeneous)
 CASES = {
     "U1": ("uniform", 1_000, 100, 50_000, False),
@@ -111,92 +124,246 @@ def build_case(case: str, scale: float) -> tuple[Callable[[], ServerGroupSpec], 
     return spec, assignor
 
 
-def time_case(case: str, scale: float, repeat: int) -> tuple[list[float], list[float]]:
-    """Wall-clock and CPU seconds of each timed ``assign`` call."""
-    make_spec, assignor = build_case(case, scale)
-    assignor.assign(make_spec())  # warm-up
-    wall, cpu = [], []
-    for _ in range(repeat):
-        spec = make_spec()
-        # Collect the previous call's garbage and freeze the inputs (long-lived, like the
-        # broker's group state), so the cyclic collector does not rescan them mid-call.
-        gc.collect()
-        gc.freeze()
-        started, started_cpu = time.perf_counter(), time.process_time()
-        assignor.assign(spec)
-        wall.append(time.perf_counter() - started)
-        cpu.append(time.process_time() - started_cpu)
-        gc.unfreeze()
-    return wall, cpu
+class Child:
+    """A side in a child process, driven line by line: ``build CASE SCALE``, ``prepare`` (a fresh
+    spec, the previous garbage collected: outside the timing), ``go`` (the timed call; the answer is
+    ``call WALL_NS CPU_NS ...``). Both sides start their timed call on waking from that read."""
 
-
-def java_command(case: str, scale: float, repeat: int) -> list[str]:
-    """``ServerAssignorPerf`` (shared/java/coordinator: Apache Kafka's assignors) on one case."""
-    return [
-        "sh", str(oracle_script()), "--perf", "--repeat", str(repeat), "--scale", str(scale), case
-    ]
-
-
-def time_java(case: str, scale: float, repeat: int) -> tuple[list[float], float]:
-    """Java's per-call wall seconds and its median thread-CPU seconds for one case (one JVM)."""
-    find_java()  # a missing JDK fails here, with what to install
-    done = subprocess.run(
-        java_command(case, scale, repeat), capture_output=True, text=True, timeout=JAVA_TIMEOUT
-    )
-    if done.returncode != 0:
-        raise SystemExit(
-            f"ServerAssignorPerf {case} failed (exit {done.returncode}): {done.stderr[-2000:]}"
+    def __init__(self, name: str, command: list[str]) -> None:
+        self.name = name
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
         )
-    # "U1   uniform  wall-med wall-min tcpu-med tcpu-min gcs" then "#    U1: ...; wall ms: 3.4 2.9"
-    row = re.search(rf"^{case}\s+\S+\s+\S+\s+\S+\s+(\S+)", done.stdout, re.MULTILINE)
-    samples = re.search(r"wall ms:([\d. ]+)$", done.stdout, re.MULTILINE)
-    if row is None or samples is None:
-        raise SystemExit(f"ServerAssignorPerf {case}: unexpected output:\n{done.stdout}")
-    return [float(x) / 1e3 for x in samples.group(1).split()], float(row.group(1)) / 1e3
+
+    def ask(self, command: str) -> list[str]:
+        """Send one command; its answer's words (a deadline: JAVA_TIMEOUT seconds)."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        ready, _, _ = select.select([self.process.stdout], [], [], JAVA_TIMEOUT)
+        line = self.process.stdout.readline() if ready else ""
+        if not line:
+            raise SystemExit(f"{self.name}: no answer to {command!r} "
+                             f"(exit {self.process.poll()}, or {JAVA_TIMEOUT} s passed)")
+        return line.split()
+
+    def build(self, case: str, scale: float) -> None:
+        self.ask(f"build {case} {scale}")
+
+    def call(self) -> tuple[float, float]:
+        """Wall and CPU seconds of one timed call."""
+        self.ask("prepare")
+        _, wall_ns, cpu_ns, *_ = self.ask("go")
+        return int(wall_ns) / 1e9, int(cpu_ns) / 1e9
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            assert self.process.stdin is not None
+            self.process.stdin.write("quit\n")
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+
+def java_child(build_dir: str) -> Child:
+    """``ServerAssignorStep`` compiled into ``build_dir`` and started (one JVM for the run)."""
+    java = find_java()  # a missing JDK fails here, with what to install
+    javac = str(Path(java).with_name("javac")) if os.sep in java else "javac"
+    classpath = f"{oracle_script().parent / 'lib'}{os.sep}*"
+    subprocess.run(
+        [javac, "-nowarn", "-cp", classpath, "-d", build_dir, str(JAVA_SOURCE)],
+        check=True, timeout=JAVA_TIMEOUT,
+    )
+    return Child("ServerAssignorStep", [
+        java, "-Xss4m", "-Xmx8g", "-cp", f"{build_dir}{os.pathsep}{classpath}",
+        "ServerAssignorStep",
+    ])
+
+
+def python_worker() -> None:
+    """The Python side's child: :class:`Child`'s protocol on stdin / stdout."""
+    make_spec: Callable[[], ServerGroupSpec] | None = None
+    assignor: ServerAssignor | None = None
+    spec = None
+    for line in sys.stdin:
+        words = line.split()
+        if words[0] == "build":
+            make_spec, assignor = build_case(words[1], float(words[2]))
+            assignor.assign(make_spec())  # warm-up
+            answer = "built"
+        elif words[0] == "prepare":
+            assert make_spec is not None
+            spec = make_spec()
+            # Collect the previous call's garbage and freeze the inputs (long-lived, like the
+            # broker's group state), so the cyclic collector does not rescan them mid-call.
+            gc.collect()
+            gc.freeze()
+            answer = "ready"
+        elif words[0] == "go":
+            assert assignor is not None and spec is not None
+            started, started_cpu = time.perf_counter_ns(), time.process_time_ns()
+            assignor.assign(spec)
+            wall, cpu = time.perf_counter_ns() - started, time.process_time_ns() - started_cpu
+            gc.unfreeze()
+            spec = None
+            answer = f"call {wall} {cpu}"
+        else:
+            return
+        print(answer, flush=True)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a child process so far (``/proc/PID/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Load:
+    """``count`` busy-loop processes, for as long as the ``with`` block runs."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.started = 0.0
+
+    def __enter__(self) -> Load:
+        busy = [sys.executable, "-c", "while True: pass"]
+        # Each in a session of its own, so each is scheduled as any other job on the machine
+        # (with autogroups on, processes of one session share that session's CPU).
+        self.processes = [
+            subprocess.Popen(busy, start_new_session=True) for _ in range(self.count)
+        ]
+        self.started = time.perf_counter()
+        return self
+
+    def share(self) -> float | None:
+        """Each busy process's share of a core so far (None without any)."""
+        if not self.processes:
+            return None
+        elapsed = time.perf_counter() - self.started
+        used = sum(_cpu_seconds(p.pid) for p in self.processes)
+        return used / elapsed / len(self.processes)
+
+    def __exit__(self, *exc: object) -> None:
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+
+
+Sample = tuple[list[float], list[float]]  # wall seconds, CPU seconds
+
+
+def alternate(
+    case: str, scale: float, sides: list[Child], warmup: int, repeat: int
+) -> list[Sample]:
+    """``repeat`` rounds of one call of each side (who goes first alternates)."""
+    for side in sides:
+        side.build(case, scale)
+    for _ in range(warmup):
+        for side in sides:
+            side.call()
+    samples: list[Sample] = [([], []) for _ in sides]
+    for round_number in range(repeat):
+        order = range(len(sides)) if round_number % 2 else reversed(range(len(sides)))
+        for index in order:
+            wall, cpu = sides[index].call()
+            samples[index][0].append(wall)
+            samples[index][1].append(cpu)
+    return samples
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.1f}"
+
+
+def print_row(case: str, ours: Sample, java: Sample | None) -> None:
+    wall, cpu = ours
+    cells = [case, CASES[case][0], _ms(statistics.median(wall)), _ms(min(wall))]
+    if java is None:
+        cells += ["-"] * 4 + [_ms(statistics.median(cpu)), "-", "-"]
+    else:
+        j_wall, j_cpu = java
+        cells += [
+            _ms(statistics.median(j_wall)), _ms(min(j_wall)),
+            f"{statistics.median(wall) / statistics.median(j_wall):.2f}",
+            f"{min(wall) / min(j_wall):.2f}",
+            _ms(statistics.median(cpu)), _ms(statistics.median(j_cpu)),
+            f"{statistics.median(cpu) / statistics.median(j_cpu):.2f}",
+        ]
+    print("{:5} {:8} {:>8} {:>8} {:>9} {:>9} {:>7} {:>7} {:>8} {:>9} {:>7}".format(*cells))
+    sys.stdout.flush()
+
+
+HEADER = ("case", "assignor", "py med", "py min", "java med", "java min", "med p/j", "min p/j",
+          "py cpu", "java cpu", "cpu p/j")
+
+
+def run_phase(name: str, load: Load, args: argparse.Namespace, sides: list[Child]) -> None:
+    scale = 0.1 if args.quick else 1.0
+    print(f"\n== {name}: {args.rounds_text}, wall ms unless marked cpu")
+    print("{:5} {:8} {:>8} {:>8} {:>9} {:>9} {:>7} {:>7} {:>8} {:>9} {:>7}".format(*HEADER))
+    for case in args.cases:
+        samples = alternate(case, scale, sides, args.warmup, args.repeat)
+        print_row(case, samples[0], samples[1] if len(samples) > 1 else None)
+    share = load.share()
+    measured = "" if share is None else f", each busy process got {share:.0%} of a core"
+    cores = os.cpu_count()
+    print(f"   load average {os.getloadavg()[0]:.1f} at the end on {cores} cores{measured}")
+
+
+@contextlib.contextmanager
+def children(no_java: bool) -> Iterator[list[Child]]:
+    """The Python side's worker, then (unless ``no_java``) Java's; closed at the end."""
+    with tempfile.TemporaryDirectory(prefix="bench-server-assignors-") as build_dir:
+        sides = [Child("python worker", [sys.executable, __file__, "--worker"])]
+        try:
+            if not no_java:
+                sides.append(java_child(build_dir))
+            yield sides
+        finally:
+            for side in sides:
+                side.close()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the sizes")
-    parser.add_argument("--repeat", type=int, default=9, help="timed calls per case and round")
+    parser.add_argument("--repeat", type=int, default=9, help="timed rounds per case and phase")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed calls per side first")
     parser.add_argument(
-        "--rounds", type=int, default=2, help="Java/Python alternations per case (default 2)"
+        "--load", type=int, default=4, help="busy processes in the loaded phase (0: idle only)"
     )
+    parser.add_argument("--no-idle", action="store_true", help="the loaded phase only")
     parser.add_argument("--no-java", action="store_true", help="Python only (no JDK needed)")
     parser.add_argument("cases", nargs="*", default=list(CASES), help="cases to run (default all)")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.worker:
+        python_worker()
+        return 0
     unknown = [case for case in args.cases if case not in CASES]
     if unknown:
         parser.error(f"unknown case(s) {', '.join(unknown)}; known: {', '.join(CASES)}")
-    scale = 0.1 if args.quick else 1.0
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, scale {scale}, "
-          f"{args.rounds} rounds x {args.repeat} calls")
-    header = ("case", "assignor", "py wall", "py cpu", "java wall", "java cpu", "wall py/j",
-              "cpu py/j")
-    print("{:5} {:8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}".format(*header))
-    for case in args.cases:
-        py_wall: list[float] = []
-        py_cpu: list[float] = []
-        java_wall: list[float] = []
-        java_cpu: list[float] = []
-        for _ in range(args.rounds):
-            if not args.no_java:
-                walls, cpu = time_java(case, scale, args.repeat)
-                java_wall += walls
-                java_cpu.append(cpu)
-            walls, cpus = time_case(case, scale, args.repeat)
-            py_wall += walls
-            py_cpu += cpus
-        wall, cpu = statistics.median(py_wall), statistics.median(py_cpu)
-        if args.no_java:
-            java = ("-", "-", "-", "-")
-        else:
-            j_wall, j_cpu = statistics.median(java_wall), statistics.median(java_cpu)
-            java = (f"{j_wall * 1e3:7.1f}ms", f"{j_cpu * 1e3:7.1f}ms",
-                    f"{wall / j_wall:.2f}", f"{cpu / j_cpu:.2f}")
-        print(f"{case:5} {CASES[case][0]:8} {wall * 1e3:7.1f}ms {cpu * 1e3:7.1f}ms "
-              "{:>9} {:>9} {:>9} {:>9}".format(*java))
-        sys.stdout.flush()
+    if args.repeat < 1 or args.warmup < 0 or args.load < 0:
+        parser.error("--repeat must be >= 1, --warmup and --load >= 0")
+    args.rounds_text = (f"{args.warmup} warm-up + {args.repeat} timed calls per side, "
+                        f"scale {0.1 if args.quick else 1.0}")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start")
+    with children(args.no_java) as sides:
+        if not args.no_idle:
+            with Load(0) as idle:
+                run_phase("no load", idle, args, sides)
+        if args.load:
+            with Load(args.load) as load:
+                run_phase(f"load {args.load}", load, args, sides)
     return 0
 
 

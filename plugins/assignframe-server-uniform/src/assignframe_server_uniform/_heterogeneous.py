@@ -11,6 +11,12 @@ subscribers differ by at most one, so overlapping subscriptions can stay "almost
 
 from __future__ import annotations
 
+import collections
+import functools
+import itertools
+from collections.abc import Callable, Iterable
+from typing import Any
+
 from assignframe import ServerGroupSpec
 from assignframe.javaorder import AssignmentEdits, Uuid
 
@@ -21,10 +27,26 @@ __all__ = ["build_heterogeneous"]
 MAX_BALANCING_PASSES = 16
 UNOWNED = -1
 
+# Runs an iterator to its end, keeping nothing (a C-level loop).
+_consume: Callable[[Iterable[Any]], None] = collections.deque(maxlen=0).extend
+
+
+@functools.lru_cache(maxsize=64)
+def _singles(count: int) -> tuple[tuple[int], ...]:
+    """``(0,), (1,), ... (count - 1,)``: one-partition tuples, shared by every result."""
+    return tuple((p,) for p in range(count))
+
 
 class _Builder:
     """The builder's state; with ``java_order``, each member's map edits are also logged in
-    order (:class:`~assignframe.javaorder.AssignmentEdits`) to give Java's result order."""
+    order (:class:`~assignframe.javaorder.AssignmentEdits`) to give Java's result order.
+
+    Who holds what is kept once, as each topic's owner per partition (and each member's count):
+    the members' maps are made at the end from the owners. No set per member and topic is built
+    and edited on the way (50,000 of them in a group of 1,000 members on 500 topics each), which
+    was most of the call's allocations: memory the interpreter asks the system for afresh on every
+    call, and containers the cyclic collector scans again and again while they live.
+    """
 
     def __init__(self, group: ServerGroupSpec, java_order: bool = False) -> None:
         self.group = group
@@ -34,7 +56,8 @@ class _Builder:
         self.subscribers = subscribers
         self.counts = {t: group.num_partitions(t) for t in self.subscribers}
         self.owners = {t: [UNOWNED] * n for t, n in self.counts.items()}
-        self.assignment: list[dict[Uuid, set[int]]] = []
+        #: (member number, topic id) of current topics kept with no partitions (Java keeps them)
+        self.kept_empty: list[tuple[int, Uuid]] = []
         self.edits: list[AssignmentEdits] | None = (
             [AssignmentEdits(group.members[m].current) for m in self.member_ids]
             if java_order
@@ -49,7 +72,6 @@ class _Builder:
         """Keep current partitions of subscribed topics; drop the rest (whole topics)."""
         group = self.group
         for index, member_id in enumerate(self.member_ids):
-            kept: dict[Uuid, set[int]] = {}
             for topic_id, partitions in group.members[member_id].current:
                 if not group.is_subscribed(member_id, topic_id):
                     if self.edits is not None:
@@ -64,8 +86,8 @@ class _Builder:
                         )
                     owners[p] = index
                 self.sizes[index] += len(partitions)
-                kept[topic_id] = set(partitions)
-            self.assignment.append(kept)
+                if not partitions:
+                    self.kept_empty.append((index, topic_id))
 
     def assign_unowned(self) -> None:
         balancer = MemberBalancer(self.sizes)
@@ -81,15 +103,13 @@ class _Builder:
                 self.give_unowned(topic_id, free, balancer.least_loaded(len(free)))
 
     def give_unowned(self, topic_id: Uuid, free: list[int], receivers: list[int]) -> None:
-        """:meth:`move` of each unowned partition in ``free`` to its receiver, in one loop."""
-        owners, sizes, assignment = self.owners[topic_id], self.sizes, self.assignment
-        for partition, member in zip(free, receivers, strict=True):
-            held = assignment[member].get(topic_id)
-            if held is None:
-                assignment[member][topic_id] = {partition}
-            else:
-                held.add(partition)
-            owners[partition] = member
+        """:meth:`move` of each unowned partition in ``free`` to its receiver, in C-level loops
+        but the sizes'."""
+        if len(free) != len(receivers):
+            raise ValueError(f"{len(free)} partitions for {len(receivers)} receivers")
+        _consume(map(self.owners[topic_id].__setitem__, free, receivers))
+        sizes = self.sizes
+        for member in receivers:
             sizes[member] += 1
 
     def balance(self) -> None:
@@ -139,13 +159,7 @@ class _Builder:
         if self.edits is not None:
             self.log_move(topic_id, partition, previous, member)
         if previous != UNOWNED:
-            held = self.assignment[previous].get(topic_id)
-            if held is not None:
-                held.discard(partition)
-                if not held:
-                    del self.assignment[previous][topic_id]
             self.sizes[previous] -= 1
-        self.assignment[member].setdefault(topic_id, set()).add(partition)
         owners[partition] = member
         self.sizes[member] += 1
 
@@ -159,14 +173,27 @@ class _Builder:
         self.edits[member].add(topic_id, partition, estimate * 4 // 3 + 1)
 
     def result(self) -> dict[str, dict[Uuid, tuple[int, ...]]]:
-        """Member id -> topic id -> ascending partitions."""
-        return {
-            member_id: {
-                t: tuple(sorted(ps)) if len(ps) > 1 else tuple(ps)
-                for t, ps in self.assignment[i].items()
-            }
-            for i, member_id in enumerate(self.member_ids)
-        }
+        """Member id -> topic id -> ascending partitions (every member, maybe with nothing)."""
+        maps: list[dict[Uuid, tuple[int, ...]]] = [{} for _ in self.member_ids]
+        for index, topic_id in self.kept_empty:
+            maps[index][topic_id] = ()  # may get partitions below
+        for topic_id, owners in self.owners.items():
+            if len(set(owners)) == len(owners):
+                # Every partition to a different member (the usual spread): one C-level loop
+                # over shared one-partition tuples.
+                _consume(map(
+                    dict.__setitem__,
+                    map(maps.__getitem__, owners),
+                    itertools.repeat(topic_id),
+                    _singles(len(owners)),
+                ))
+                continue
+            held: dict[int, list[int]] = {}
+            for partition, owner in enumerate(owners):
+                held.setdefault(owner, []).append(partition)
+            for owner, partitions in held.items():
+                maps[owner][topic_id] = tuple(partitions)
+        return dict(zip(self.member_ids, maps, strict=True))
 
     def java_ordered(self) -> dict[str, dict[Uuid, tuple[int, ...]]]:
         """The result in Java's map order: an untouched member keeps its current map object."""
