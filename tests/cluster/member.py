@@ -1,6 +1,6 @@
 """One real group member in its own process (so a test can kill -9 it).
 
-usage: member.py BOOTSTRAP GROUP TOPIC CLIENT [STRATEGY]
+usage: member.py BOOTSTRAP GROUP TOPIC CLIENT [STRATEGY [no-commit]]
 CLIENT: kafka-python (classic, STRATEGY range or cooperative-sticky through assignframe's
 kafka-python adapter) or confluent (group.protocol=consumer). Prints "ready" once it owns
 partitions (or after 60 s), then polls until killed.
@@ -62,7 +62,8 @@ def _coordinator_facts(consumer) -> dict:
             "heartbeat_heard_s_ago": ago("last_receive")}
 
 
-def kafka_python(bootstrap: str, group: str, topic: str, strategy: str) -> None:
+def kafka_python(bootstrap: str, group: str, topic: str, strategy: str,
+                 commit: bool = True) -> None:
     from kafka import KafkaConsumer
 
     from assignframe.testing.kafka_python_join import rejoin_if_join_abandoned
@@ -76,7 +77,7 @@ def kafka_python(bootstrap: str, group: str, topic: str, strategy: str) -> None:
     consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group,
                              session_timeout_ms=3000, heartbeat_interval_ms=500,
                              partition_assignment_strategy=assignors,
-                             auto_offset_reset="earliest")
+                             auto_offset_reset="earliest", enable_auto_commit=commit)
     state("started", client="kafka-python", strategy=strategy)
     said, last, report = False, None, time.monotonic() + WAITING_EVERY
     while True:
@@ -124,7 +125,8 @@ def confluent(bootstrap: str, group: str, topic: str) -> None:
 if __name__ == "__main__":
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     bootstrap, group, topic, client = sys.argv[1:5]
-    if client == "kafka-python":
-        kafka_python(bootstrap, group, topic, sys.argv[5] if len(sys.argv) > 5 else "range")
+    if client == "kafka-python":  # [STRATEGY [no-commit]]: no-commit never commits a position
+        kafka_python(bootstrap, group, topic, sys.argv[5] if len(sys.argv) > 5 else "range",
+                     commit="no-commit" not in sys.argv[6:])
     else:
         confluent(bootstrap, group, topic)

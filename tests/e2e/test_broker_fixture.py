@@ -15,7 +15,17 @@ import pytest
 from assignframe.testing.broker import LocalBrokerError, start_kafka
 from assignframe.testing.broker_base import ProcessGroup
 from assignframe.testing.child import Child
-from assignframe.testing.kafka_node import TEST_PROPERTIES, KafkaNode, find_broker_dist, find_java
+from assignframe.testing.kafka_node import (
+    KAFKA_VERSIONS,
+    KafkaNode,
+    find_broker_dist,
+    find_java,
+    kafka_version,
+    node_properties,
+)
+
+#: the Apache Kafka release each shared broker folder holds (shared/java/README.md)
+RELEASES = {"4.1": "4.1.0", "4.3": "4.3.1"}
 
 
 def _jvm_pid(node_dir: Path) -> int:
@@ -40,9 +50,10 @@ def test_the_session_broker_is_kafka_with_the_test_settings(kafka_broker):
         pytest.fail("ASSIGNFRAME_BOOTSTRAP is set: this test checks the broker the session starts")
     assert kafka_broker.kind == "kafka" and kafka_broker.host == "127.0.0.1"
     server_properties = (kafka_broker.log_path.parent / "server.properties").read_text()
-    for key, value in TEST_PROPERTIES.items():
+    for key, value in node_properties().items():
         assert f"\n{key}={value}\n" in server_properties
-    assert "Kafka version: 4.1.0" in kafka_broker.log_path.read_text(errors="replace")
+    release = RELEASES[kafka_version()]  # the session's broker: 4.1 unless the env picks 4.3
+    assert f"Kafka version: {release}" in kafka_broker.log_path.read_text(errors="replace")
     assert kafka_broker.bootstrap in kafka_broker.describe()
     assert str(kafka_broker.log_path) in kafka_broker.describe()
 
@@ -146,7 +157,8 @@ def test_an_old_java_is_one_clear_error(monkeypatch, tmp_path):
 def test_a_shared_directory_without_the_broker_is_one_clear_error(monkeypatch, tmp_path):
     (tmp_path / "golden").mkdir()
     monkeypatch.setenv("ASSIGNFRAME_SHARED", str(tmp_path))
-    with pytest.raises(LocalBrokerError, match="java/broker/start.sh is missing"):
+    folder = KAFKA_VERSIONS[kafka_version()]
+    with pytest.raises(LocalBrokerError, match=f"java/{folder}/start.sh is missing"):
         find_broker_dist()
 
 
