@@ -121,6 +121,7 @@ class KafkaLagSource:
             # that is not below the request timeout (and a heartbeat not below the session).
             session_timeout_ms=request_timeout_ms - 500,
             heartbeat_interval_ms=(request_timeout_ms - 500) // 3,
+            **_bootstrap_bound(timeout_ms),
             **self.client_config,
         )
         try:
@@ -135,3 +136,12 @@ class KafkaLagSource:
             )
             for tp in wanted
         }
+
+
+def _bootstrap_bound(timeout_ms: int) -> dict[str, int]:
+    """The setting that bounds the wait for a first broker. Without it an unreachable cluster
+    held the leader's assign for kafka-python 3's 30 s ``bootstrap_timeout_ms``, whatever
+    ``timeout_s`` said; kafka-python 2.x names it ``api_version_auto_timeout_ms``."""
+    if "bootstrap_timeout_ms" in KafkaConsumer.DEFAULT_CONFIG:
+        return {"bootstrap_timeout_ms": timeout_ms}
+    return {"api_version_auto_timeout_ms": timeout_ms}

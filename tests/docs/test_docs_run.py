@@ -61,7 +61,7 @@ def test_the_readme_tox_commands_are_what_ci_runs():
     tox_blocks = [b.strip() for b in blocks(README) if is_tox_run(b)]
     ci_line = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
     assert tox_blocks == [
-        'python3 -m pip install "tox>=4.11" && python3 -m tox -e demo',
+        'python3 -m pip install "tox>=4.11" "tox-uv>=1.13" && python3 -m tox -e demo',
         ci_line.replace(" --quiet", ""),
     ]
     tox_ini = (ROOT / "tox.ini").read_text(encoding="utf-8")

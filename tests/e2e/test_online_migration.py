@@ -117,9 +117,15 @@ def by_member(snapshot) -> dict[str, set[TopicPartition]]:
     return {m: set(a.partitions) for m, a in snapshot.current.assignments.items()}
 
 
-def start_classic_pair(group, client: str, strategy: str, extra: dict) -> None:
-    for name in ("c0", "c1"):
-        group.start(name, client, [strategy], **extra)
+def start_classic_pair(group, client: str, strategy: str, extra: dict, timeout: float) -> None:
+    """c0 alone until it owns every partition, then c1. Started together, c1 can join the
+    second generation before its first SyncGroup answer is in: neither member then has an
+    assignment to put in its Subscription's user data, and a librdkafka leader's Assignments,
+    which carry each member's own user data, carry none (the upgrade is then allowed)."""
+    every = {(group.topic, p) for p in range(PARTITIONS)}
+    group.start("c0", client, [strategy], **extra)
+    wait_owned_by_each(group, ["c0"], every, timeout)
+    group.start("c1", client, [strategy], **extra)
 
 
 def wait_owned_by_each(group, names, partitions, timeout) -> None:
@@ -173,7 +179,7 @@ def test_online_upgrade_matches_the_prediction(new_group, family):
     produced = produce(group.broker, group.topic, PARTITIONS, per_partition=5)
     deadline = group.broker.timings.rebalance_seconds * 4
     admin = ConsumerGroupView(group)
-    start_classic_pair(group, client, strategy, extra)
+    start_classic_pair(group, client, strategy, extra, deadline)
     group.wait_stable(timeout=deadline)
     before = read_snapshot(group)
     assert before.group_type == "classic" and before.protocol == strategy
@@ -263,7 +269,7 @@ def test_refused_upgrade_leaves_the_group_classic(new_group, case):
     group = new_group(partitions=PARTITIONS)
     deadline = group.broker.timings.rebalance_seconds * 4
     admin = ConsumerGroupView(group)
-    start_classic_pair(group, client, strategy, extra)
+    start_classic_pair(group, client, strategy, extra, deadline)
     every = {(group.topic, p) for p in range(PARTITIONS)}
     if strategy == "redundant":
         wait_owned_by_each(group, ["c0", "c1"], every, deadline)
