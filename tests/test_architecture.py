@@ -25,9 +25,12 @@ CORE_PACKAGES = {"classic": "classic", "plugins": "plugins", "kip848": "kip848",
                  "rebalance": "rebalance", "replay": "replay"}
 TOOLS = ("decode", "simulate", "audit", "report", "cluster", "testing")
 ADAPTERS = ("kafka_python", "aiokafka")
-#: Root modules above the model: the snapshot is the tools' shared view of a group (it reads
-#: member bytes through the classic wire mapping); aiokafka is an adapter's public path.
+#: Root modules and packages above the model: the snapshot is the tools' shared view of a group
+#: (it reads member bytes through the classic wire mapping); aiokafka is an adapter's public path.
 ROOT_LAYERS = {"snapshot": "view", "aiokafka": "adapter", "__main__": "cli"}
+#: Modules of those packages in a lower layer than their package: the snapshot's schema (the
+#: group-file reader in replay/ imports it; the package's ``__init__`` loads the rest lazily).
+SUBMODULE_LAYERS = {"snapshot.schema": "root"}
 #: The root keeps the public surface only (STYLE.md, "a package per concern").
 MAX_ROOT_MODULES = 16
 MAX_MODULE_LINES = 500
@@ -67,7 +70,9 @@ def _layer(module: str) -> str:
     parts = module.split(".")
     if parts[0] != "assignframe" or len(parts) == 1:
         return "root"
-    if len(parts) == 2 and parts[1] in ROOT_LAYERS:
+    if ".".join(parts[1:3]) in SUBMODULE_LAYERS:
+        return SUBMODULE_LAYERS[".".join(parts[1:3])]
+    if parts[1] in ROOT_LAYERS:
         return ROOT_LAYERS[parts[1]]
     if parts[1] in CORE_PACKAGES:
         return CORE_PACKAGES[parts[1]]
@@ -179,6 +184,8 @@ def test_the_checks_see_what_they_forbid(tmp_path):
     assert [module for module, _, _ in imports] == ["assignframe.audit", "assignframe.report.page"]
     assert _layer("assignframe.audit") == "tool:audit" and _layer("assignframe.cli.x") == "cli"
     assert _layer("assignframe.model") == "root" and _layer("assignframe.snapshot") == "view"
+    assert _layer("assignframe.snapshot.schema") == "root"
+    assert _layer("assignframe.snapshot.jsonform") == "view"
     assert _rank("rebalance") > _rank("plugins") > _rank("classic") > _rank("root")
 
 
@@ -359,6 +366,12 @@ def _documented_layers() -> dict[str, str]:
 
 def test_the_documented_layer_table_is_the_one_checked():
     documented = _documented_layers()
+    nested = {e: layer for e, layer in documented.items() if "/" in e.rstrip("/")}
+    for entry in nested:  # a module of a package placed below its package's layer
+        assert (PACKAGE / entry).is_file(), entry
+        documented.pop(entry)
+        module = "assignframe." + entry.removesuffix(".py").replace("/", ".")
+        assert _layer(module).split(":")[0] == nested[entry], entry
     top = {p.name + ("/" if p.is_dir() else "") for p in PACKAGE.iterdir()
            if (p.suffix == ".py" and p.name != "__init__.py") or (p / "__init__.py").is_file()}
     assert top - set(documented) == set()  # every module and package of the root is placed
@@ -366,3 +379,23 @@ def test_the_documented_layer_table_is_the_one_checked():
     for entry, layer in documented.items():
         module = "assignframe." + entry.removesuffix(".py").removesuffix("/")
         assert _layer(module).split(":")[0] == layer, entry
+
+
+def test_the_group_file_reader_loads_the_snapshot_schema_only():
+    """replay/ sits below the snapshot's layer: reading a group file loads the schema module of
+    the snapshot package and none of its other modules (its ``__init__`` loads them lazily),
+    while every public name stays importable from ``assignframe.snapshot``."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, assignframe.replay.groupfile\n"
+        "print(sorted(m for m in sys.modules if m.startswith('assignframe.snapshot')))\n"
+        "import assignframe.snapshot as s\n"
+        "print(len({n: getattr(s, n) for n in s.__all__}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, check=True, cwd=ROOT)
+    loaded, names = done.stdout.splitlines()
+    assert loaded == "['assignframe.snapshot', 'assignframe.snapshot.schema']"
+    assert names == "13"  # every name of its __all__ resolves

@@ -14,8 +14,8 @@ from rich.console import Console
 from ..cluster.config import read_client_config
 from ..decode.capture import CaptureOptions
 from ..decode.commands import LiveRecords, capture_command, offsets_command, payload_command
-from ..decode.kafka import DEFAULT_MAX_FRAME_BYTES
 from ..decode.payload import BODY_KINDS, DETECTION_ORDER
+from ..decode.traffic.frames import DEFAULT_MAX_FRAME_BYTES
 from ..errors import BrokerError
 from ..plugins.manager import get_plugin_manager
 from ._common import (

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..audit import ENGINES, AuditOptions, run_audit, snapshot_view, write_fleet
 from ..decode.capture import decode_capture
-from ..decode.jsonl import consumer_snapshot_dicts, json_line, snapshot_dicts
+from ..decode.views.jsonl import consumer_snapshot_dicts, json_line, snapshot_dicts
 from ..report import write_report
 from ..simulate import load_scenario, shipped_scenarios, simulate
 from ._common import add_command, positive_int

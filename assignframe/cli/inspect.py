@@ -18,7 +18,7 @@ from ..cluster.group_records import READ_BUDGET_S
 from ..cluster.reader import GroupFilter
 from ..errors import BrokerError, InputError
 from ..snapshot import snapshot_to_dict
-from ..snapshot_schema import GROUP_TYPES
+from ..snapshot.schema import GROUP_TYPES
 from ._common import CommandLineError, add_command, checked_bootstrap, console, print_json
 from .inspect_view import (
     FORMATS,

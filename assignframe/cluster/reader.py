@@ -24,7 +24,7 @@ from typing import Any
 import assignframe_codec as codec
 
 from ..model import TopicPartition
-from ..snapshot_schema import GROUP_TYPES
+from ..snapshot.schema import GROUP_TYPES
 from .apis import API_VERSIONS_BOOTSTRAP, ApiSupport, error_code
 from .group_records import GroupMetadataLog, RecordedGroup, offsets_partition
 from .share_offsets import read_share_offsets

@@ -7,22 +7,25 @@ Library first (the ``assignframe decode`` command is a thin layer over it)::
     for snapshot in snapshot_dicts(result.timelines):
         print(snapshot["group_id"], snapshot["generation"], snapshot["leader"])
 
-Modules: :mod:`.pcap` (files, link/IP/TCP via dpkt), :mod:`.tcp` (reassembly), :mod:`.kafka`
-(framing, correlation), :mod:`.apis` (message bodies), :mod:`.timeline` / :mod:`.analysis`
-(classic generations, changes, metrics), :mod:`.consumer_protocol` (KIP-848 epochs),
-:mod:`.snapshots` (the core's typed snapshot), :mod:`.replay`, :mod:`.payload` (kind
-detection), :mod:`.offsets` / :mod:`.group_state` (``__consumer_offsets``), :mod:`.jsonl` (JSON
-lines), :mod:`.console` (everything a person sees), :mod:`.commands`.
+Packages by input and protocol: :mod:`.traffic` (pcap files, TCP reassembly, Kafka framing and
+message bodies), :mod:`.classic` (the classic protocol's embedded ConsumerProtocol payloads,
+generations, changes, metrics and ``--replay``), :mod:`.kip848` (consumer-protocol epochs and
+hand-overs), :mod:`.offsets` (``__consumer_offsets`` records, rebuilt group states and their
+snapshots) and :mod:`.views` (everything a person sees, and the JSON lines). Beside them:
+:mod:`.capture` (a capture through both protocols), :mod:`.payload` (standalone payloads, kind
+detection), :mod:`.problems` (what was skipped, and where) and :mod:`.commands` (the CLI's
+actions). decode imports the codec and the core (model, snapshot, plugin manager, the KIP-848
+reconciliation); of the other tools only the audit's name of a group's server assignor.
 """
 
 from __future__ import annotations
 
 from .capture import CaptureOptions, CaptureResult, decode_capture, iter_messages
-from .jsonl import SNAPSHOT_SCHEMA, generation_line, snapshot_dicts
-from .offsets import OffsetsRecord, decode_offsets_record
+from .classic.timeline import GroupTimeline, MemberRound, Snapshot
+from .offsets.records import OffsetsRecord, decode_offsets_record
 from .payload import DETECTION_ORDER, PayloadResult, decode_payload, parse_payload_text
 from .problems import Problem, Problems
-from .timeline import GroupTimeline, MemberRound, Snapshot
+from .views.jsonl import SNAPSHOT_SCHEMA, generation_line, snapshot_dicts
 
 __all__ = [
     "DETECTION_ORDER",

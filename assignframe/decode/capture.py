@@ -7,18 +7,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..plugins.manager import PluginManager
-from .analysis import analyse
-from .apis import Message, read_message
-from .consumer_protocol import (
+from .classic.analysis import analyse
+from .classic.timeline import GroupTimeline, TimelineBuilder
+from .kip848.timeline import (
     ConsumerGroupTimeline,
     ConsumerTimelineBuilder,
     merge_classic_members,
 )
-from .kafka import DEFAULT_MAX_FRAME_BYTES, KafkaFrame, KafkaStreams
-from .pcap import read_segments
 from .problems import Problems
-from .tcp import DEFAULT_MAX_PENDING_BYTES, Reassembler
-from .timeline import GroupTimeline, TimelineBuilder
+from .traffic.frames import DEFAULT_MAX_FRAME_BYTES, KafkaFrame, KafkaStreams
+from .traffic.messages import Message, read_message
+from .traffic.pcap import read_segments
+from .traffic.tcp import DEFAULT_MAX_PENDING_BYTES, Reassembler
 
 __all__ = ["CaptureOptions", "CaptureResult", "decode_capture", "iter_messages"]
 

@@ -23,19 +23,19 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from ..errors import EXIT_OK, EXIT_SKIPPED, EXIT_UNUSABLE, BrokerError, InputError
 from .capture import CaptureOptions, CaptureResult, decode_capture
-from .console import (
+from .offsets.group_state import GroupRebuild, check_group
+from .offsets.records import OffsetsRecord, decode_offsets_record, read_offsets_file
+from .offsets.snapshots import TopicInfo, offsets_snapshots
+from .payload import PayloadResult, decode_payload, parse_payload_text
+from .problems import Problem, Problems
+from .views.console import (
     render_consumer_timelines,
     render_group_state,
     render_offsets_record,
     render_payload,
     render_timelines,
 )
-from .group_state import GroupRebuild, check_group
-from .jsonl import consumer_snapshot_dicts, json_line, snapshot_dicts
-from .offsets import OffsetsRecord, decode_offsets_record, read_offsets_file
-from .offsets_snapshots import TopicInfo, offsets_snapshots
-from .payload import PayloadResult, decode_payload, parse_payload_text
-from .problems import Problem, Problems
+from .views.jsonl import consumer_snapshot_dicts, json_line, snapshot_dicts
 
 __all__ = [
     "EXIT_OK",

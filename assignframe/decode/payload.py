@@ -23,7 +23,7 @@ from typing import Any
 import assignframe_codec as codec
 from assignframe_codec.registry import RECORD_KINDS, message_codec
 
-from .consumer import read_assignment, read_subscription
+from .classic.embedded import read_assignment, read_subscription
 
 __all__ = [
     "BODY_KINDS",

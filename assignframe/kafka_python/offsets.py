@@ -1,7 +1,7 @@
 """Read ``__consumer_offsets`` (or a copy of it) live through kafka-python.
 
-The record decoding is :mod:`assignframe.decode.offsets`; this module only fetches records, so the
-``kafka`` import stays inside the adapter package.
+The record decoding is :mod:`assignframe.decode.offsets.records`; this module only fetches
+records, so the ``kafka`` import stays inside the adapter package.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from ..errors import ScenarioError
 from ..jsonview import load_yaml, loads
 from ..model import GroupSubscription, Member, TopicPartition
 from ..plugins.manager import PluginManager
-from ..snapshot_schema import SNAPSHOT_GROUP_TYPES
+from ..snapshot.schema import SNAPSHOT_GROUP_TYPES
 from ..strategy import Strategy
 from .scenario import cluster_of, lags_of
 

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from assignframe.cli import main
 from assignframe.decode import decode_capture
-from assignframe.decode.console import render_timelines
+from assignframe.decode.views.console import render_timelines
 from assignframe.testing import shared_path
 
 CAPTURES = shared_path(__file__) / "captures"

@@ -13,7 +13,7 @@ from assignframe.cluster.reader import GroupRead
 from assignframe.metrics import lag_per_member
 from assignframe.model import TopicPartition
 from assignframe.snapshot import read_snapshot
-from assignframe.snapshot_schema import SNAPSHOT_SCHEMA
+from assignframe.snapshot.schema import SNAPSHOT_SCHEMA
 
 
 def _member(member_id: str, partitions: list[int]) -> dict:

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import dpkt
 
-from assignframe.decode.pcap import SYN, TcpSegment, read_segments
 from assignframe.decode.problems import Problems
-from assignframe.decode.tcp import Reassembler
+from assignframe.decode.traffic.pcap import SYN, TcpSegment, read_segments
+from assignframe.decode.traffic.tcp import Reassembler
 
 
 @dataclass(frozen=True)

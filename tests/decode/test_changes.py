@@ -4,8 +4,8 @@ core does (:func:`assignframe.metrics.movement`), partitions with several owners
 from __future__ import annotations
 
 from assignframe.classic import wire
-from assignframe.decode.analysis import analyse
-from assignframe.decode.timeline import GroupTimeline, MemberRound, Snapshot
+from assignframe.decode.classic.analysis import analyse
+from assignframe.decode.classic.timeline import GroupTimeline, MemberRound, Snapshot
 from assignframe.metrics import movement
 from assignframe.model import MemberAssignment, SubscriptionMetadata, TopicPartition
 

@@ -9,7 +9,7 @@ from rich.console import Console
 from assignframe import GroupAssignment, Strategy, hookimpl
 from assignframe.cli import main
 from assignframe.decode import SNAPSHOT_SCHEMA, decode_capture, snapshot_dicts
-from assignframe.decode.console import render_timelines
+from assignframe.decode.views.console import render_timelines
 from assignframe.plugins import isolated_plugin_manager
 
 from .conftest import CAPTURES

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from assignframe.decode.capture import CaptureOptions, iter_messages
-from assignframe.decode.consumer_protocol import build_consumer_timelines
+from assignframe.decode.kip848.timeline import build_consumer_timelines
 from assignframe.decode.problems import Problems
 
 HERE = Path(__file__).parent

@@ -7,12 +7,12 @@ import dataclasses
 import json
 import random
 
-from assignframe.decode.apis import read_message
 from assignframe.decode.capture import iter_messages
-from assignframe.decode.consumer_protocol import ConsumerTimelineBuilder
-from assignframe.decode.group_state import check_group, rebuild_groups
-from assignframe.decode.offsets import read_offsets_file
+from assignframe.decode.kip848.timeline import ConsumerTimelineBuilder
+from assignframe.decode.offsets.group_state import check_group, rebuild_groups
+from assignframe.decode.offsets.records import read_offsets_file
 from assignframe.decode.problems import Problems
+from assignframe.decode.traffic.messages import read_message
 
 from .conftest import GOLDEN
 from .test_consumer_protocol import SAMPLE

@@ -9,9 +9,9 @@ from typing import Any
 
 import assignframe_codec as codec
 
-from assignframe.decode.apis import read_message
-from assignframe.decode.consumer_protocol import build_consumer_timelines
-from assignframe.decode.kafka import KafkaFrame
+from assignframe.decode.kip848.timeline import build_consumer_timelines
+from assignframe.decode.traffic.frames import KafkaFrame
+from assignframe.decode.traffic.messages import read_message
 
 TOPIC_ID = "HDr5R0_tTDOur8tt93uqdw"  # not in any Metadata response below
 _counter = iter(range(1, 10_000))
@@ -101,8 +101,8 @@ def test_describe_adds_epochs_and_both_assignments() -> None:
 
 def test_a_mixed_group_is_one_group() -> None:
     """Classic members (bridged JoinGroup/SyncGroup) join the consumer epochs' snapshots."""
-    from assignframe.decode.consumer_protocol import merge_classic_members
-    from assignframe.decode.timeline import GroupTimeline, Snapshot
+    from assignframe.decode.classic.timeline import GroupTimeline, Snapshot
+    from assignframe.decode.kip848.timeline import merge_classic_members
     from assignframe.model import Cluster, GroupAssignment, Member
     from assignframe.snapshot import GroupSnapshot
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import assignframe_codec
 import pytest
 
-from assignframe.decode import analysis, decode_capture, snapshots
+from assignframe.decode import decode_capture
+from assignframe.decode.classic import analysis, snapshots
 
 from .conftest import ALL_CAPTURES, CAPTURES
 

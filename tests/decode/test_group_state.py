@@ -14,8 +14,8 @@ import assignframe_codec as codec
 from rich.console import Console
 
 from assignframe.decode.commands import offsets_command
-from assignframe.decode.group_state import check_group, rebuild_groups
-from assignframe.decode.offsets import decode_offsets_record, read_offsets_file
+from assignframe.decode.offsets.group_state import check_group, rebuild_groups
+from assignframe.decode.offsets.records import decode_offsets_record, read_offsets_file
 from assignframe.decode.problems import Problems
 from assignframe.model import MemberAssignment, TopicPartition
 

@@ -23,7 +23,7 @@ from kafka41_capture import (
 )
 
 from assignframe.decode import Problems, iter_messages
-from assignframe.decode.consumer_protocol import build_consumer_timelines
+from assignframe.decode.kip848.timeline import build_consumer_timelines
 
 from . import test_tshark
 

@@ -8,7 +8,7 @@ import pytest
 
 from assignframe.cli import main
 from assignframe.decode import Problems, decode_offsets_record
-from assignframe.decode.offsets import read_offsets_file
+from assignframe.decode.offsets.records import read_offsets_file
 from assignframe.kafka_python.offsets import consume_offsets
 
 from .conftest import golden_lines

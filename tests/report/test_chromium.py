@@ -12,7 +12,7 @@ import pytest
 
 from assignframe.audit import AuditOptions, run_audit, snapshot_view, write_fleet
 from assignframe.decode import decode_capture, snapshot_dicts
-from assignframe.decode.jsonl import json_line
+from assignframe.decode.views.jsonl import json_line
 from assignframe.report import ReportPage, simulation_page_path, write_report
 from assignframe.simulate import load_scenario, shipped_scenarios, simulate
 from assignframe.testing import shared_path

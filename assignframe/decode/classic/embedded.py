@@ -15,9 +15,9 @@ from typing import Any
 
 import assignframe_codec as codec
 
-from ..errors import AssignframeError
-from ..plugins.manager import PluginManager, get_plugin_manager
-from ..snapshot_schema import hex_or_none
+from ...errors import AssignframeError
+from ...plugins.manager import PluginManager, get_plugin_manager
+from ...snapshot.schema import hex_or_none
 
 __all__ = [
     "read_assignment",

@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import TopicPartition
-from .consumer_protocol import ConsumerGroupTimeline
+from ...model import TopicPartition
+from .timeline import ConsumerGroupTimeline
 
 __all__ = ["NORMAL_INTERVALS", "Gap", "epoch_spans", "handover_gaps", "member_names"]
 

@@ -17,11 +17,11 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from .console_consumer import render_consumer_timelines
-from .group_state import ConsumerGroupState
-from .offsets import OffsetsRecord
-from .payload import PayloadResult
-from .timeline import GroupTimeline, MemberRound, Snapshot
+from ..classic.timeline import GroupTimeline, MemberRound, Snapshot
+from ..offsets.group_state import ConsumerGroupState
+from ..offsets.records import OffsetsRecord
+from ..payload import PayloadResult
+from .kip848_text import render_consumer_timelines
 
 __all__ = [
     "GroupHistory",

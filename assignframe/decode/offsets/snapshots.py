@@ -22,9 +22,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Cluster, GroupAssignment, Member, MemberAssignment, TopicPartition
-from ..snapshot import CapturedMember, GroupSnapshot, MemberInfo, MemberWire, snapshot_from_wire
-from ..snapshot import snapshot_to_dict as core_snapshot_dict
+from ...model import Cluster, GroupAssignment, Member, MemberAssignment, TopicPartition
+from ...snapshot import CapturedMember, GroupSnapshot, MemberInfo, MemberWire, snapshot_from_wire
+from ...snapshot import snapshot_to_dict as core_snapshot_dict
 from .group_state import ConsumerGroupState, GroupRebuild
 
 __all__ = ["RebuiltGroups", "TopicInfo", "offsets_snapshots"]

@@ -15,14 +15,12 @@ from typing import Any
 
 import assignframe_codec as codec
 
-from ..snapshot import GroupSnapshot
-from .apis import Message
-from .consumer import read_assignment_typed, read_subscription_typed
+from ...snapshot import GroupSnapshot
+from ..traffic.messages import Message
+from .embedded import read_assignment_typed, read_subscription_typed
 
-__all__ = ["ERROR_NAMES", "GroupTimeline", "MemberRound", "Snapshot", "TimelineBuilder"]
+__all__ = ["GroupTimeline", "MemberRound", "Snapshot", "TimelineBuilder"]
 
-ERROR_NAMES = codec.ERROR_NAMES  # Kafka's error table lives in the codec (one source)
-error_name = codec.error_name
 
 
 @dataclass
@@ -108,7 +106,8 @@ class GroupTimeline:
 
 @dataclass
 class TimelineBuilder:
-    """Feed :class:`~.apis.Message` objects in capture order, then call :meth:`timelines`."""
+    """Feed :class:`~..traffic.messages.Message` objects in capture order, then call
+    :meth:`timelines`."""
 
     snapshots: dict[tuple[str, int], Snapshot] = field(default_factory=dict)
     current: dict[str, Snapshot] = field(default_factory=dict)
@@ -327,7 +326,7 @@ def _error_event(kind: str, frame: Any, member_id: str | None, code: int) -> dic
         "timestamp": frame.timestamp,
         "member_id": member_id,
         "error_code": code,
-        "error": error_name(code),
+        "error": codec.error_name(code),  # Kafka's error table is the codec's
     }
 
 

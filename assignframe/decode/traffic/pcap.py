@@ -2,7 +2,7 @@
 
 dpkt (pure Python, no dependencies, reads both pcap and pcapng, knows Ethernet, Linux cooked
 SLL/SLL2, BSD loopback, IPv4 and IPv6) does the header work; TCP reassembly and Kafka framing are
-ours (:mod:`.tcp`, :mod:`.kafka`). A file that ends mid-record or has a corrupt record is reported
+ours (:mod:`.tcp`, :mod:`.frames`). A file that ends mid-record or has a corrupt record is reported
 with its byte offset, and the packets read before it are kept.
 """
 
@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 
 import dpkt
 
-from .problems import Problems
+from ..problems import Problems
 
 __all__ = ["LINK_TYPES", "TcpSegment", "read_segments"]
 

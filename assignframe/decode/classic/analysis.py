@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..metrics import ownership_changes
-from ..model import TopicPartition
-from ..plugins.manager import PluginManager
-from ..snapshot import GroupSnapshot, snapshot_metrics
+from ...metrics import ownership_changes
+from ...model import TopicPartition
+from ...plugins.manager import PluginManager
+from ...snapshot import GroupSnapshot, snapshot_metrics
 from .snapshots import group_snapshot
 from .timeline import GroupTimeline, Snapshot
 from .what_if import replay_snapshot

@@ -16,7 +16,7 @@ from typing import Any
 
 import assignframe_codec as codec
 
-from .kafka import KafkaFrame
+from .frames import KafkaFrame
 
 __all__ = ["Message", "read_message"]
 

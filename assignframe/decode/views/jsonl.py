@@ -16,12 +16,12 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..snapshot import SNAPSHOT_SCHEMA, GroupSnapshot, snapshot_metrics
-from ..snapshot import snapshot_to_dict as core_snapshot_dict
-from .consumer_protocol import ConsumerGroupTimeline
-from .handover import epoch_spans, gaps_in, handover_gaps
-from .snapshots import group_snapshot
-from .timeline import GroupTimeline, MemberRound, Snapshot
+from ...snapshot import SNAPSHOT_SCHEMA, GroupSnapshot, snapshot_metrics
+from ...snapshot import snapshot_to_dict as core_snapshot_dict
+from ..classic.snapshots import group_snapshot
+from ..classic.timeline import GroupTimeline, MemberRound, Snapshot
+from ..kip848.handover import epoch_spans, gaps_in, handover_gaps
+from ..kip848.timeline import ConsumerGroupTimeline
 
 __all__ = [
     "SNAPSHOT_SCHEMA",
@@ -106,7 +106,7 @@ def consumer_snapshot_dicts(
     groups: Iterable[ConsumerGroupTimeline], source: str | None = None
 ) -> Iterator[dict[str, Any]]:
     """One line per epoch: the snapshot, its metrics, the group's events in time order and the
-    hand-overs (partitions nobody consumed) during the epoch (:mod:`.handover`)."""
+    hand-overs (partitions nobody consumed) during the epoch (:mod:`..kip848.handover`)."""
     for group in groups:
         gaps, spans = handover_gaps(group), epoch_spans(group)
         events = sorted(group.events, key=lambda e: e["timestamp"])

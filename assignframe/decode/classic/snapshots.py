@@ -6,7 +6,7 @@ and the report read one object and compute one set of metrics from it.
 
 from __future__ import annotations
 
-from ..snapshot import CapturedMember, GroupSnapshot, MemberInfo, MemberWire, snapshot_from_wire
+from ...snapshot import CapturedMember, GroupSnapshot, MemberInfo, MemberWire, snapshot_from_wire
 from .timeline import MemberRound, Snapshot
 
 __all__ = ["group_snapshot", "member_info"]

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..metrics import validate_assignment
-from ..model import (
+from ...metrics import validate_assignment
+from ...model import (
     Cluster,
     GroupAssignment,
     GroupSubscription,
@@ -25,7 +25,7 @@ from ..model import (
     MemberAssignment,
     TopicPartition,
 )
-from .offsets import OffsetsRecord
+from .records import OffsetsRecord
 
 __all__ = ["ConsumerGroupState", "CurrentAssignment", "GroupRebuild", "RecordedMember",
            "check_group", "rebuild_groups"]
@@ -120,7 +120,7 @@ class GroupRebuild:
     Beside the consumer-protocol groups it keeps, per classic group, its last group metadata
     value (``classic``; None once a tombstone deleted the group) and, per group of either kind,
     its committed offsets (``committed``: ``(topic, partition)`` -> offset; a tombstone deletes
-    one). :mod:`.offsets_snapshots` makes group snapshots of all of it.
+    one). :mod:`.snapshots` makes group snapshots of all of it.
     """
 
     def __init__(self) -> None:

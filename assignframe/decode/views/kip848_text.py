@@ -5,7 +5,7 @@ client name (their ids said once), every event in time order with its time, then
 its own time span, its members' epochs, owned / assigned / target partitions, its metrics, and
 the partitions nobody consumed during it: *in flight* while members reconciled (normal), or
 *unowned* because an owner vanished, was fenced or the hand-over took too long (a problem).
-Nothing is computed here: metrics are the core's, hand-overs :mod:`.handover`'s.
+Nothing is computed here: metrics are the core's, hand-overs :mod:`..kip848.handover`'s.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..audit.migration import coordinator_assignor
-from ..snapshot import GroupSnapshot, snapshot_metrics
-from .consumer_protocol import ConsumerGroupTimeline
-from .handover import Gap, epoch_spans, gaps_in, handover_gaps, member_names
+from ...audit.migration import coordinator_assignor
+from ...snapshot import GroupSnapshot, snapshot_metrics
+from ..kip848.handover import Gap, epoch_spans, gaps_in, handover_gaps, member_names
+from ..kip848.timeline import ConsumerGroupTimeline
 
 __all__ = ["render_consumer_timelines"]
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import assignframe_codec as codec
 
-from ..jsonview import loads
-from .payload import _enrich, jsonable, parse_payload_text
-from .problems import Problems
+from ...jsonview import loads
+from ..payload import _enrich, jsonable, parse_payload_text
+from ..problems import Problems
 
 __all__ = [
     "OFFSETS_TOPIC",

@@ -1,9 +1,9 @@
 """The serialized snapshot's schema, and how each of its values is read back.
 
-:data:`SNAPSHOT_FIELDS` names every key :func:`assignframe.snapshot.snapshot_to_dict` writes and
+:data:`SNAPSHOT_FIELDS` names every key :func:`~.jsonform.snapshot_to_dict` writes and
 its type; the Parquet columns are derived from it (:mod:`assignframe.audit.parquet_input`). The
 readers below turn one value of a JSON line or a Parquet row into a Python value, or raise
-:class:`MalformedSnapshot` saying which; :func:`assignframe.snapshot.read_snapshot` assembles them.
+:class:`MalformedSnapshot` saying which; :func:`~.jsonform.read_snapshot` assembles them.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import MalformedSnapshot
-from .jsonview import loads
-from .model import TopicPartition
+from ..errors import MalformedSnapshot
+from ..jsonview import loads
+from ..model import TopicPartition
 
 __all__ = [
     "ASSIGNMENT_FIELDS",

@@ -25,11 +25,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..kip848.reconcile import ObservedMember, observe_heartbeat
-from ..model import Cluster, GroupAssignment, Member, TopicPartition
-from ..snapshot import GroupSnapshot, MemberInfo
-from .apis import Message
-from .timeline import error_name
+from assignframe_codec import error_name
+
+from ...kip848.reconcile import ObservedMember, observe_heartbeat
+from ...model import Cluster, GroupAssignment, Member, TopicPartition
+from ...snapshot import GroupSnapshot, MemberInfo
+from ..traffic.messages import Message
 
 __all__ = [
     "ConsumerGroupTimeline",
@@ -107,7 +108,9 @@ class ConsumerTimelineBuilder:
     def _heartbeat(self, response: Message) -> None:
         frame = response.frame
         assert frame.request is not None
-        from .apis import read_message  # the request's fields (already decoded once: cheap)
+        from ..traffic.messages import (
+            read_message,  # the request's fields (already decoded once: cheap)
+        )
 
         request = read_message(frame.request)
         if request is None or request.error:
@@ -300,8 +303,9 @@ def merge_classic_members(groups: Iterable[ConsumerGroupTimeline],
                           timelines: Iterable[Any]) -> None:
     """A group mixing protocols is one group: classic members (bridged JoinGroup/SyncGroup, whose
     generation is the group epoch) join each epoch's snapshot from the last classic generation at
-    or before that epoch. ``timelines`` are the classic :class:`~.timeline.GroupTimeline` objects
-    after analysis (their ``typed`` snapshots); modifies ``groups`` in place."""
+    or before that epoch. ``timelines`` are the classic
+    :class:`~..classic.timeline.GroupTimeline` objects after analysis (their ``typed``
+    snapshots); modifies ``groups`` in place."""
     classic = {timeline.group_id: timeline for timeline in timelines}
     for group in groups:
         timeline = classic.get(group.group_id)

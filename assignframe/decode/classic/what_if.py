@@ -19,12 +19,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..classic.protocol import UserDataReader
-from ..errors import AssignframeError
-from ..model import GroupSubscription, Member
-from ..plugins.manager import PluginManager, get_plugin_manager
-from ..rebalance.preferences import member_preferences
-from ..strategy import Strategy
+from ...classic.protocol import UserDataReader
+from ...errors import AssignframeError
+from ...model import GroupSubscription, Member
+from ...plugins.manager import PluginManager, get_plugin_manager
+from ...rebalance.preferences import member_preferences
+from ...strategy import Strategy
 from .snapshots import group_snapshot
 from .timeline import Snapshot
 

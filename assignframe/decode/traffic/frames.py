@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import assignframe_codec as codec
 
+from ..problems import Problems
 from .pcap import TcpSegment
-from .problems import Problems
 
 __all__ = [
     "DEFAULT_MAX_FRAME_BYTES",

@@ -1,0 +1,126 @@
+"""A snapshot from captured bytes, decoded as the group's leader reads them (through the classic
+wire mapping, :mod:`assignframe.classic.wire`, the one reader of ConsumerProtocol bytes)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..classic import wire
+from ..errors import CodecError, MalformedSnapshot
+from ..model import Cluster, GroupAssignment, Member, MemberAssignment
+from .group_snapshot import GroupSnapshot, MemberInfo, MemberWire
+from .schema import merge_notes
+
+__all__ = ["CapturedMember", "snapshot_from_wire"]
+
+
+@dataclass(frozen=True)
+class CapturedMember:
+    """One member as read from the wire: its ids, the bytes it sent and was sent, who it is (and
+    ``wire.subscription`` and ``wire.assignment`` decoded, when the caller has them: decode
+    decodes each once)."""
+
+    member_id: str
+    group_instance_id: str | None = None
+    wire: MemberWire = MemberWire()
+    info: MemberInfo | None = None
+    subscription: Any = field(default=None, repr=False, compare=False)
+    assignment: Any = field(default=None, repr=False, compare=False)
+
+
+def snapshot_from_wire(
+    group_id: str,
+    generation: int,
+    protocol: str | None,
+    members: Sequence[CapturedMember],
+    partitions_per_topic: Mapping[str, int],
+    *,
+    leader: str | None = None,
+    notes: tuple[str, ...] = (),
+    lenient: bool = False,
+    **group: Any,
+) -> GroupSnapshot:
+    """A snapshot from captured bytes, decoded as a leader reads them.
+
+    :param lenient: a member whose bytes are missing or undecodable counts as subscribing to
+        nothing and owning nothing, with a note (decode shows every generation it saw); when
+        False such a member raises :class:`MalformedSnapshot`
+    :param group: further :class:`GroupSnapshot` fields (``group_state``, ``observed_at`` ...)
+    """
+    decoded: dict[str, Member] = {}
+    current: dict[str, MemberAssignment] = {}
+    found: list[str] = []
+    for captured in members:
+        where = f"group {group_id!r}: member {captured.member_id!r}"
+        try:
+            member = _member_from_bytes(where, captured)
+            assignment = _assignment_from_bytes(where, captured.wire.assignment,
+                                                captured.assignment)
+        except MalformedSnapshot as exc:
+            if not lenient:
+                raise
+            found.append(f"{exc}; counted as subscribing to nothing")
+            member, assignment = Member(captured.member_id, ()), MemberAssignment(())
+        decoded[captured.member_id], current[captured.member_id] = member, assignment
+    cluster, cluster_notes = _cluster(partitions_per_topic, decoded, current)
+    return GroupSnapshot(
+        group_id,
+        generation,
+        protocol,
+        decoded,
+        GroupAssignment(current),
+        cluster,
+        notes=tuple(merge_notes(list(notes), found + cluster_notes)),
+        leader=leader,
+        wire={m.member_id: m.wire for m in members},
+        member_info={m.member_id: m.info for m in members if m.info is not None},
+        **group,
+    )
+
+
+def _member_from_bytes(where: str, captured: CapturedMember) -> Member:
+    if captured.wire.subscription is None:
+        raise MalformedSnapshot(f"{where}: no subscription seen")
+    try:
+        decoded = captured.subscription or wire.decode_subscription(captured.wire.subscription)
+    except CodecError as exc:
+        raise MalformedSnapshot(f"{where} subscription: {exc}") from None
+    return wire.member_from_subscription(
+        captured.member_id, decoded, captured.group_instance_id, None
+    )
+
+
+def _assignment_from_bytes(where: str, data: bytes | None, decoded: Any = None
+                           ) -> MemberAssignment:
+    if not data:  # none seen, or an empty assignment (Java writes nothing for some members)
+        return MemberAssignment(())
+    if decoded is not None:  # the caller decoded ``data`` already
+        return wire.member_assignment(decoded)
+    try:
+        return wire.decode_member_assignment(data)
+    except CodecError as exc:
+        raise MalformedSnapshot(f"{where} assignment: {exc}") from None
+
+
+def _cluster(
+    counts: Any, members: Mapping[str, Member], current: Mapping[str, MemberAssignment]
+) -> tuple[Cluster, list[str]]:
+    """Partition counts; a count the input does not give is inferred from what members hold."""
+    if not isinstance(counts, Mapping):
+        raise MalformedSnapshot("topic_partitions is not a mapping")
+    seen: dict[str, int] = {}
+    for tp in _held_or_claimed(members, current):
+        seen[tp.topic] = max(seen.get(tp.topic, 0), tp.partition + 1)
+    known = {t: n for t, n in counts.items() if isinstance(n, int) and not isinstance(n, bool)}
+    inferred = sorted(t for t in seen if t not in known)
+    notes = [f"partition count of {t} not captured; inferred {seen[t]}" for t in inferred]
+    return Cluster({**{t: seen[t] for t in inferred}, **known}), notes
+
+
+def _held_or_claimed(members: Mapping[str, Member], current: Mapping[str, MemberAssignment]):
+    for member in members.values():
+        yield from member.owned_partitions
+    for assignment in current.values():
+        yield from assignment.partitions
