@@ -1,5 +1,6 @@
-"""Consumer-protocol (KIP-848) groups on Apache Kafka 4.1: librdkafka members and a Java
-KafkaConsumer (``java/ConsumerProtocolRunner.java``) with ``group.protocol=consumer``. The broker
+"""Consumer-protocol (KIP-848) groups on Apache Kafka (4.1; 4.3.1 in the kafka-43 env):
+librdkafka members and a Java KafkaConsumer (``java/ConsumerProtocolRunner.java``) with
+``group.protocol=consumer``. The broker
 computes every target assignment with its own ``uniform`` or ``range`` assignor
 (``group.remote.assignor``); assignframe's server-assignor plugins (``server:uniform``,
 ``server:range``) must predict each of them, epoch by epoch: from the broker's previous target (as
@@ -25,6 +26,7 @@ from e2e_harness import assert_history_valid, create_topic, produce
 from assignframe.javaorder import Uuid
 from assignframe.plugins import get_plugin_manager
 from assignframe.replay.server import replay_server_scenario
+from assignframe.testing.kafka_node import kafka_version
 
 #: member -> (its client, the topics (by suffix) it subscribes), in joining order
 MEMBERS = {
@@ -160,7 +162,7 @@ def test_server_assignor_plugins_predict_every_target_the_broker_computed(new_gr
     assert_history_valid(group, produced)
     ids = view.topic_ids(topics.values())
     scenario = {
-        "id": f"kafka-4.1-{assignor}",
+        "id": f"kafka-{kafka_version()}-{assignor}",
         "assignor": assignor,
         "group_type": "consumer",
         "topics": {
@@ -179,4 +181,5 @@ def test_server_assignor_plugins_predict_every_target_the_broker_computed(new_gr
             for r in replay.rounds
             if not r.matches_java
         }
-        assert not wrong, f"server:{assignor} (chain={chain}) != Kafka 4.1 ({recorded}): {wrong}"
+        assert not wrong, (f"server:{assignor} (chain={chain}) != Kafka {kafka_version()} "
+                           f"({recorded}): {wrong}")
