@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from operator import itemgetter
 
 from ..javaorder import Uuid
@@ -176,7 +176,7 @@ def _targets(
 
 
 def _sorted_partitions(
-    topics: Mapping[Uuid, Sequence[int]] | None, name_of: Mapping[Uuid, str]
+    topics: Mapping[Uuid, Iterable[int]] | None, name_of: Mapping[Uuid, str]
 ) -> tuple[TopicPartition, ...]:
     """One member's ``topic id -> partitions`` as TopicPartitions sorted by (topic, partition):
     topic by topic (the ids name distinct topics), each topic's partitions sorted."""
