@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..lag import committed_lag
 from ..metrics import lag_per_member
+from ..model import TopicPartition
 from ..snapshot import GroupSnapshot, snapshot_to_dict
 from .config import ClientConfig
 from .group_problems import PROBLEM_KINDS, GroupProblem
@@ -35,7 +36,7 @@ from .transport import Transport
 if TYPE_CHECKING:
     from ..audit.rerun import AuditContext
 
-__all__ = ["GroupVerdict", "Inspection", "absent", "group_lag", "inspect_cluster",
+__all__ = ["GroupVerdict", "Inspection", "absent", "group_lag", "holding_back", "inspect_cluster",
            "verdicts"]
 
 
@@ -274,21 +275,30 @@ def _problems(snapshot: GroupSnapshot, current: dict[str, Any]) -> list[GroupPro
     return found
 
 
-def _holding_back(snapshot: GroupSnapshot) -> list[GroupProblem]:
+def holding_back(snapshot: GroupSnapshot) -> dict[str, list[TopicPartition]]:
     """Consumer protocol: each member still holding partitions its target no longer has (it
-    has not revoked them yet), which keeps the members they go to waiting: named with its
-    client and epoch, so the blocked group points at the member that blocks it."""
-    found: list[GroupProblem] = []
+    has not revoked them yet, which keeps the members they go to waiting), with those
+    partitions."""
+    owing: dict[str, list[TopicPartition]] = {}
     target = snapshot.target.assignments if snapshot.target is not None else {}
     for member, held in snapshot.current.assignments.items():
         kept = set(target[member].partitions) if member in target else set()
         owed = [tp for tp in held.partitions if tp not in kept]
         if owed:
-            info = snapshot.info(member)
-            found.append(GroupProblem(
-                f"member {member} ({info.client_id or 'client unknown'}, epoch "
-                f"{info.member_epoch}) has not revoked "
-                f"{_pairs([tp.topic, tp.partition] for tp in owed)}", "reconciling"))
+            owing[member] = owed
+    return owing
+
+
+def _holding_back(snapshot: GroupSnapshot) -> list[GroupProblem]:
+    """Each member :func:`holding_back`, named with its client and epoch, so the blocked group
+    points at the member that blocks it."""
+    found: list[GroupProblem] = []
+    for member, owed in holding_back(snapshot).items():
+        info = snapshot.info(member)
+        found.append(GroupProblem(
+            f"member {member} ({info.client_id or 'client unknown'}, epoch "
+            f"{info.member_epoch}) has not revoked "
+            f"{_pairs([tp.topic, tp.partition] for tp in owed)}", "reconciling"))
     return found
 
 

@@ -10,7 +10,10 @@ Events (docs/cluster.md lists their fields): ``seen`` (first poll of a group), `
 (generation or group epoch changed), ``state``, ``joined``, ``left``, ``moved`` (partitions a
 member holds that another held before), ``added`` (held by nobody before), ``revoked`` (held by
 nobody now) as :mod:`assignframe.movement` defines them, ``settled`` (stable and fully
-reconciled again: seconds since the first change), ``stuck`` (not settled for longer than the
+reconciled again: ``seconds`` since the first poll that saw the change, and ``at_most`` since
+the last poll that saw it settled before: the change came between the two, and a member that
+crashed held its partitions, doing nothing, for up to its session timeout before the broker, and
+so any poll, could tell), ``stuck`` (not settled for longer than the
 threshold), ``unreadable``, ``vanished``. Share groups' owners are a partition's holders
 (comma-separated: several members may share one); Streams groups' are active tasks (``0_1``), so
 ``moved`` says which task went where.
@@ -27,8 +30,9 @@ from typing import Any
 from ..errors import InputError
 from ..jsonview import loads
 from ..movement import holder_changes
-from .fleet import GroupVerdict
+from .fleet import GroupVerdict, holding_back
 from .groups import REBALANCING
+from .share_streams import StreamsView
 
 __all__ = ["GroupState", "History", "changes", "rebalances", "state_of", "unreachable"]
 
@@ -47,6 +51,9 @@ class GroupState:
     reconciling: int = 0
     unreadable: str | None = None
     unsettled_since: float | None = None
+    #: the last poll that saw the group settled: an episode began after it, so a ``settled``
+    #: event says at most how long it took (``at_most``) besides what the polls saw
+    settled_seen: float | None = None
     stuck_said: bool = False
     unreadable_since: float | None = None
     #: the member ids the coordinator lists, holding partitions or not (None: not known, e.g.
@@ -54,6 +61,10 @@ class GroupState:
     members: list[str] | None = None
     #: classic or consumer (a classic group converted online becomes a consumer one)
     group_type: str | None = None
+    #: each member not yet at its target: its client, its epoch and since when (``time`` of
+    #: the first poll that saw it reconciling; set by :func:`changes`), so a stuck group names
+    #: the member that holds it up and for how long
+    reconciling_members: dict[str, dict[str, Any]] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -79,17 +90,35 @@ def state_of(verdict: GroupVerdict) -> GroupState:
             for tp in assignment.partitions:
                 owners[f"{tp.topic}-{tp.partition}"] = member
     elif verdict.view is not None:  # share and Streams groups
-        return GroupState(verdict.view.group_epoch, verdict.state, verdict.view.owners(),
-                          len(verdict.view.reconciling()), verdict.unreadable,
+        view = verdict.view
+        behind = {m.member_id: m for m in view.members if m.member_id in view.reconciling()}
+        owing = view.not_given_up() if isinstance(view, StreamsView) else {}
+        return GroupState(view.group_epoch, verdict.state, view.owners(), len(behind),
+                          verdict.unreadable,
                           members=None if verdict.unreadable else sorted(verdict.member_ids),
-                          group_type=verdict.group_type)
+                          group_type=verdict.group_type,
+                          reconciling_members={m: _who(b.client_id, b.member_epoch,
+                                                       owing.get(m, []))
+                                               for m, b in sorted(behind.items())})
     for member, held in (verdict.held or {}).items():  # a rebalancing classic group
         for partition in held:
             owners[partition] = member
     members = None if verdict.unreadable else sorted(verdict.member_ids)
-    return GroupState(generation, verdict.state, owners,
-                      len(snapshot.reconciling()) if snapshot else 0, verdict.unreadable,
-                      members=members, group_type=verdict.group_type)
+    late = sorted(snapshot.reconciling()) if snapshot else []
+    owed = holding_back(snapshot) if snapshot else {}
+    return GroupState(generation, verdict.state, owners, len(late), verdict.unreadable,
+                      members=members, group_type=verdict.group_type,
+                      reconciling_members={
+                          m: _who(snapshot.info(m).client_id, snapshot.info(m).member_epoch,
+                                  [f"{tp.topic}-{tp.partition}" for tp in owed.get(m, [])])
+                          for m in late} if snapshot else {})
+
+
+def _who(client_id: str | None, epoch: int | None, not_given_up: list[str]) -> dict[str, Any]:
+    """A reconciling member as the state keeps it: ``not_given_up`` is what it still holds
+    that its target gave to another (what the members it goes to wait for)."""
+    return {"client_id": client_id, "epoch": epoch, "not_given_up": not_given_up,
+            "since": None}
 
 
 def unreachable(before: GroupState, why: str) -> GroupState:
@@ -117,10 +146,14 @@ def changes(group_id: str, before: GroupState | None, after: GroupState, now: fl
             stuck_after: float) -> list[dict[str, Any]]:
     """The events between two states of one group (``after`` gets its unsettled clock)."""
     if before is None:
+        _reconciling_since(GroupState(), after, now)
         if not after.settled:
             after.unsettled_since = now
+        else:
+            after.settled_seen = now
         return [{"event": "seen", "generation": after.generation, "state": after.state}]
     after.unsettled_since, after.stuck_said = before.unsettled_since, before.stuck_said
+    after.settled_seen = before.settled_seen
     if not after.owners and (after.unreadable or after.state in REBALANCING):
         # a rebalance (or a read that failed) shows no owners: the last known ones stand until
         # a readable state says otherwise, so who left and what moved is said then, once
@@ -129,6 +162,7 @@ def changes(group_id: str, before: GroupState | None, after: GroupState, now: fl
         after.generation = before.generation
     if after.members is None:
         after.members = before.members
+    _reconciling_since(before, after, now)
     events = _differences(before, after)
     recovered: list[dict[str, Any]] = []  # read again: no change of the group's own
     if after.unreadable:
@@ -142,16 +176,45 @@ def changes(group_id: str, before: GroupState | None, after: GroupState, now: fl
         after.unsettled_since = now
     if after.settled and after.unsettled_since is not None and (events or not before.settled):
         events.append({"event": "settled",
-                       "seconds": round(now - after.unsettled_since, 3)})
+                       "seconds": round(now - after.unsettled_since, 3),
+                       "at_most": None if before.settled_seen is None
+                       else round(now - before.settled_seen, 3)})
         after.unsettled_since, after.stuck_said = None, False
     elif not after.settled and after.unsettled_since is None:
         after.unsettled_since = now
+    if after.settled:
+        after.settled_seen = now
     if (not after.settled and after.unsettled_since is not None and not after.stuck_said
             and now - after.unsettled_since >= stuck_after):
         after.stuck_said = True
         events.append({"event": "stuck", "state": after.state, "reconciling": after.reconciling,
-                       "seconds": round(now - after.unsettled_since, 3)})
+                       "seconds": round(now - after.unsettled_since, 3),
+                       "members": _holding_up(after, now)})
     return recovered + events
+
+
+def _reconciling_since(before: GroupState, after: GroupState, now: float) -> None:
+    """Each member still reconciling keeps the time it was first seen so; a newly reconciling
+    one starts now (a group not read keeps what was known)."""
+    if after.reconciling_members is None or after.unreadable:
+        after.reconciling_members = before.reconciling_members
+        return
+    known = before.reconciling_members or {}
+    for member, who in after.reconciling_members.items():
+        since = known.get(member, {}).get("since")
+        who["since"] = now if since is None else since
+
+
+def _holding_up(state: GroupState, now: float) -> list[dict[str, Any]]:
+    """The members a stuck group waits for: those holding what they must give up first (they
+    hold the others up), then the longest reconciling; id, client, epoch, what it has not
+    given up and seconds since it was first seen reconciling."""
+    members = [{"member_id": m, "client_id": who.get("client_id"), "epoch": who.get("epoch"),
+                "not_given_up": who.get("not_given_up") or [],
+                "seconds": None if who.get("since") is None else round(now - who["since"], 3)}
+               for m, who in (state.reconciling_members or {}).items()]
+    return sorted(members, key=lambda m: (not m["not_given_up"], -(m["seconds"] or 0.0),
+                                          m["member_id"]))
 
 
 def _differences(before: GroupState, after: GroupState) -> list[dict[str, Any]]:

@@ -22,7 +22,8 @@ from collections.abc import Mapping
 
 import assignframe_codec as codec
 
-__all__ = ["client_failure", "deciding_reason", "kafka_listener", "parse_bootstrap", "probe"]
+__all__ = ["client_failure", "deciding_reason", "decided", "kafka_listener", "parse_bootstrap",
+           "probe"]
 
 log = logging.getLogger("assignframe.cluster")
 
@@ -174,6 +175,22 @@ _CLIENT_REASONS = (
 def is_refusal(reason: str) -> bool:
     """Whether a bootstrap ``reason`` is the broker's own refusal (an error code it sent)."""
     return any(marker in reason for marker in _REFUSALS)
+
+
+#: reasons that say the same at every try: the broker's refusals and a certificate or a TLS
+#: version the client will never accept (the other known reasons need a second try to tell a
+#: settings problem from a connection that broke once)
+_DECIDED_AT_ONCE = (*_REFUSALS, "CERTIFICATE_VERIFY_FAILED", "WRONG_VERSION_NUMBER")
+
+
+def decided(reasons: list[str]) -> bool:
+    """Whether the failed bootstrap tries so far already say why, so that trying again until
+    the timeout would only repeat it: a reason of :data:`_DECIDED_AT_ONCE`, or one of the
+    other known reasons (an unanswered authentication, a TLS handshake the listener closed)
+    twice."""
+    known = [marker for reason in reasons for marker, _ in _CLIENT_REASONS if marker in reason]
+    return any(marker in _DECIDED_AT_ONCE for marker in known) or \
+        any(known.count(marker) > 1 for marker in known)
 
 
 def deciding_reason(reasons: list[str]) -> str:

@@ -16,6 +16,7 @@ import logging
 import re
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +24,14 @@ import assignframe_codec as codec
 
 from ..errors import BrokerError
 from .config import ClientConfig
-from .probe import SASL_UNANSWERED, client_failure, deciding_reason, is_refusal, kafka_listener
+from .probe import (
+    SASL_UNANSWERED,
+    client_failure,
+    decided,
+    deciding_reason,
+    is_refusal,
+    kafka_listener,
+)
 
 __all__ = ["Broker", "Transport", "TransportError", "failure_text", "kafka_python_version"]
 
@@ -96,6 +104,9 @@ class _BootstrapReasons(list):
     debug line says what it sent last; it is read, never kept, and printed only with ``-v``).
     """
 
+    #: called once when the reasons so far decide the failure (:func:`.probe.decided`)
+    on_decided: Callable[[], None] | None = None
+
     _BOOTSTRAP = re.compile(r"Bootstrap connection to \S+ failed: (.*?)(?: \(backoff [^)]*\))?$")
     _SENT = re.compile(r"<KafkaConnection node_id=(\S+) .*?> Request \d+: (\w+)")
     _LOST = re.compile(r"<KafkaConnection node_id=(\S+) .*?>: Connection lost: (.*)$")
@@ -123,6 +134,9 @@ class _BootstrapReasons(list):
             found = self._BOOTSTRAP.match(message)
             if found:
                 self.append(found[1])
+                if self.on_decided is not None and decided(self):
+                    on_decided, self.on_decided = self.on_decided, None
+                    on_decided()
         elif (sent := self._SENT.match(message)) is not None:
             self._last_sent[sent[1]] = sent[2]
         elif (lost := self._LOST.match(message)) is not None:
@@ -237,6 +251,7 @@ class Transport:
         )
         left_ms = max(1, timeout_ms - int((time.monotonic() - started) * 1000))
         with _BootstrapReasons() as reasons:
+            reasons.on_decided = self._stop_bootstrap
             try:
                 self._client.check_version(timeout_ms=left_ms)
             except Exception as exc:  # kafka-python raises its own tree and plain OSErrors
@@ -246,6 +261,17 @@ class Transport:
                 raise TransportError(self.config.redact(
                     f"cannot connect to {self.bootstrap}: {why}")) from None
         log.debug("connected to %s in %.2f s", self.bootstrap, time.monotonic() - started)
+
+    def _stop_bootstrap(self) -> None:
+        """End kafka-python's bootstrap now: it would try again until the timeout, and each try
+        would fail the same way (a wrong password waited out the whole ``--timeout``). Its
+        connection manager's ``close`` ends the bootstrap loop, which then fails as a timeout;
+        the reasons kept say why. (kafka-python 3.x's manager; without one, the timeout ends
+        it as before.)"""
+        manager = getattr(self._client, "_manager", None)
+        if manager is not None:
+            log.debug("the bootstrap's failures decide it: not trying again until the timeout")
+            manager.close()
 
     def brokers(self) -> dict[int, Broker]:
         """The brokers kafka-python's metadata knows (node id -> broker)."""

@@ -120,10 +120,18 @@ def _detail(event: Mapping[str, Any]) -> str:
         shown = "; ".join(_change(kind, entry) for entry in parts[:8])
         return shown + (f"; and {len(parts) - 8} more" if len(parts) > 8 else "")
     if kind == "settled":
-        return f"after {fmt(event.get('seconds'))} s"
+        at_most = event.get("at_most")
+        bound = "" if at_most is None else f" (at most {fmt(at_most)} s since the last " \
+            "poll that saw it settled)"
+        return f"after {fmt(event.get('seconds'))} s{bound}"
     if kind == "stuck":
+        waiting = "".join(f"; {m.get('member_id')} ({m.get('client_id') or 'client unknown'}, "
+                          f"epoch {m.get('epoch')}) reconciling for {fmt(m.get('seconds'))} s"
+                          + (f", has not given up {', '.join(m['not_given_up'][:5])}"
+                             if m.get("not_given_up") else "")
+                          for m in (event.get("members") or [])[:3])
         return (f"{event.get('state')} for {fmt(event.get('seconds'))} s, "
-                f"{event.get('reconciling', 0)} member(s) reconciling")
+                f"{event.get('reconciling', 0)} member(s) reconciling{waiting}")
     if kind == "unreadable":
         return str(event.get("why", ""))
     if kind == "readable":

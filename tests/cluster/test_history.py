@@ -16,6 +16,7 @@ def _state(owners, generation=3, state="Stable", reconciling=0):
 
 def test_moves_joins_leaves_and_settling():
     before = _state({"t-0": "a", "t-1": "a", "t-2": "b"})
+    before.settled_seen = 95.0  # the last poll that saw it settled
     during = _state({"t-0": "a", "t-1": "c"}, 4, "PreparingRebalance")
     events = changes("g", before, during, 100.0, stuck_after=60)
     kinds = [e["event"] for e in events]
@@ -24,7 +25,22 @@ def test_moves_joins_leaves_and_settling():
     assert events[-1]["partitions"] == [["t-2", "b"]]  # nobody holds it now: not moved
     after = _state({"t-0": "a", "t-1": "c", "t-2": "c"}, 4)
     settled = changes("g", during, after, 107.5, stuck_after=60)
-    assert settled[-1] == {"event": "settled", "seconds": 7.5}
+    # 7.5 s since a poll saw the change, at most 12.5 s since one saw it settled before
+    assert settled[-1] == {"event": "settled", "seconds": 7.5, "at_most": 12.5}
+
+
+def test_a_rebalance_between_two_polls_is_not_said_to_take_no_time():
+    """Issue 31: after a kill -9 the broker removed the member at its session timeout and
+    the group settled again before the next poll: the poll sees a change and a settled group
+    at once. ``seconds`` is 0 (no poll saw it unsettled); ``at_most`` says it may have taken
+    the whole interval since the last poll."""
+    before = _state({"t-0": "a", "t-1": "b"})
+    changes("g", None, before, 100.0, stuck_after=60)
+    assert before.settled_seen == 100.0
+    after = _state({"t-0": "a", "t-1": "a"}, 4)
+    events = changes("g", before, after, 110.0, stuck_after=60)
+    assert events[-1] == {"event": "settled", "seconds": 0.0, "at_most": 10.0}
+    assert after.settled_seen == 110.0
 
 
 def test_stuck_is_said_once_per_episode():
@@ -35,6 +51,47 @@ def test_stuck_is_said_once_per_episode():
     again = GroupState.from_dict({**_state({"t-0": "a"}, 5, "Reconciling", 1).as_dict(),
                                   "unsettled_since": 0.0, "stuck_said": True})
     assert changes("g", again, _state({"t-0": "a"}, 5, "Reconciling", 1), 90.0, 60) == []
+
+
+def _reconciling(members, now_state="Reconciling"):
+    state = _state({"t-0": "a", "t-1": "b"}, 5, now_state, reconciling=len(members))
+    state.reconciling_members = {m: {"client_id": f"client-{m}", "epoch": 4, "since": None,
+                                     "not_given_up": ["t-1"] if m == "b" else []}
+                                 for m in members}
+    return state
+
+
+def test_a_stuck_group_names_who_holds_it_up_and_since_when(tmp_path):
+    """Issue 31: a reconciling group names the member that has not reached its target, with
+    its client, its epoch and since when (the first poll that saw it reconciling), also after
+    the watch is restarted on its history."""
+    first = _reconciling(["a"])
+    changes("g", _state({"t-0": "a", "t-1": "b"}, 5), first, 10.0, stuck_after=60)
+    assert first.reconciling_members["a"]["since"] == 10.0
+    path = tmp_path / "history.jsonl"
+    history = History(path, warn=pytest.fail)
+    history.append("g", 10.0, [{"event": "state"}], first)
+    history.close()
+    resumed = History(path, warn=pytest.fail)  # a restarted watch
+    second = _reconciling(["a", "b"])
+    changes("g", resumed.last["g"], second, 50.0, stuck_after=60)
+    third = _reconciling(["a", "b"])
+    [stuck] = changes("g", second, third, 75.0, stuck_after=60)
+    resumed.close()
+    assert stuck["event"] == "stuck" and stuck["seconds"] == 65.0
+    assert stuck["members"] == [  # who holds the others up first, then the longest
+        {"member_id": "b", "client_id": "client-b", "epoch": 4, "not_given_up": ["t-1"],
+         "seconds": 25.0},
+        {"member_id": "a", "client_id": "client-a", "epoch": 4, "not_given_up": [],
+         "seconds": 65.0},
+    ]
+    # a member that reached its target drops out; one reconciling again starts afresh
+    fourth = _reconciling(["b"])
+    changes("g", third, fourth, 80.0, stuck_after=60)
+    fifth = _reconciling(["a", "b"])
+    changes("g", fourth, fifth, 90.0, stuck_after=60)
+    assert {m: w["since"] for m, w in fifth.reconciling_members.items()} == \
+        {"a": 90.0, "b": 50.0}
 
 
 def test_resume_and_torn_last_line(tmp_path):

@@ -40,6 +40,17 @@ def _wait_for(history, predicate, seconds: float = 90) -> list[dict]:
     pytest.fail(f"history never showed it: {history.read_text() if history.exists() else ''}")
 
 
+def _index(events: list[dict], kind: str) -> int:
+    return next(i for i, e in enumerate(events) if e["event"] == kind)
+
+
+def _kinds_from(events: list[dict], kind: str) -> list[str]:
+    """The kinds of the events from the first ``kind`` on (none before it is there)."""
+    if not any(e["event"] == kind for e in events):
+        return []
+    return [e["event"] for e in events[_index(events, kind):]]
+
+
 def test_watch_records_joins_kill_and_resumes(kafka, members, tmp_path):
     _topic(kafka, "watched-topic", 4)
     first = members(kafka, "watched", "watched-topic", "kafka-python", "range")
@@ -60,8 +71,13 @@ def test_watch_records_joins_kill_and_resumes(kafka, members, tmp_path):
         assert "assignframe_rebalances_total" in metrics
         second.kill()  # kill -9: no LeaveGroup, the coordinator notices after the session
         events = _wait_for(history, lambda ev: any(e["event"] == "left" for e in ev))
+        events = _wait_for(history, lambda ev: "settled" in _kinds_from(ev, "left"))
     finally:
         watcher.stop()
+    # the settle after the kill: what the polls saw, and at most since the last settled poll
+    # (the broker removed the member at its session timeout; no poll saw when it died)
+    [settled] = [e for e in events[_index(events, "left"):] if e["event"] == "settled"][:1]
+    assert settled["at_most"] is not None and settled["at_most"] >= settled["seconds"], settled
     left = [e for e in events if e["event"] == "left"]
     moved = [e for e in events if e["event"] == "moved"]
     assert len(left) == 1 and moved

@@ -232,6 +232,18 @@ def test_member_holding_tasks_it_has_not_given_up_is_named(kafka43, runner):
         assert any(p.startswith("holding tasks it has not given up: ") and raw.member_id[:8]
                    in p for p in stuck.problems), stuck.problems
         assert not stubborn.errors
+        # the watch's history says it too, with since when: the member holding the tasks
+        # first, then the one waiting for them (issue 31)
+        first = state_of(stuck)
+        changes(app, None, first, 100.0, stuck_after=30)
+        [said] = [e for e in changes(app, first, state_of(stuck), 140.0, stuck_after=30)
+                  if e["event"] == "stuck"]
+        assert said["members"] == [
+            {"member_id": raw.member_id, "client_id": raw.client_id, "epoch": raw.member_epoch,
+             "not_given_up": moved, "seconds": 40.0},
+            {"member_id": late.member_id, "client_id": late.client_id,
+             "epoch": late.member_epoch, "not_given_up": [], "seconds": 40.0},
+        ], said
 
         stubborn.give_up()
         settled = _settled_pair(kafka, app)
