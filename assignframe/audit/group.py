@@ -109,7 +109,7 @@ def fewer_collections() -> Iterator[None]:
 def audit_chunk(chunk: Iterable[tuple[int, Any]], context: AuditContext) -> ChunkResult:
     """Audit ``(input_row, raw)`` pairs; malformed rows are collected, never raised."""
     result = ChunkResult()
-    with fewer_collections():
+    with fewer_collections(), quiet_strategy_logs(context.strategy_loggers):
         for input_row, raw in chunk:
             try:
                 rows, _ = audit_group(input_row, raw, context)

@@ -140,9 +140,15 @@ def _converted(snapshot: GroupSnapshot) -> GroupSnapshot:
     """What the converted group starts from: each member's Assignment as a set of partitions
     (the coordinator keys ownership by topic and partition, so a partition listed twice in one
     member's Assignment is owned once)."""
+    current = snapshot.current.assignments
+    if all(
+        a.user_data is None and len(set(a.partitions)) == len(a.partitions)
+        for a in current.values()
+    ):  # nearly every group: nothing to drop, the snapshot is its own converted form
+        return snapshot
     owned = {
         member_id: MemberAssignment(tuple(dict.fromkeys(assignment.partitions)))
-        for member_id, assignment in snapshot.current.assignments.items()
+        for member_id, assignment in current.items()
     }
     return dataclasses.replace(snapshot, current=GroupAssignment(owned))
 

@@ -113,7 +113,13 @@ def quiet_strategy_logs(loggers: tuple[str, ...]) -> Iterator[None]:
     """Per-group warnings (e.g. "no lags known") would flood a fleet audit; the rows say it all.
     Scoped to the replayed strategies' own loggers (:meth:`AuditContext.strategy_loggers`); the
     caller's logging (a test run, the simulator in the same process) is restored."""
-    silenced = [logging.getLogger(name) for name in loggers]
+    # Only loggers not already at ERROR: setLevel clears every logger's cache, and an engine
+    # that holds the block open around a chunk (audit_chunk) makes each group's a no-op.
+    silenced = [
+        logger
+        for logger in map(logging.getLogger, loggers)
+        if logger.level != logging.ERROR
+    ]
     levels = [logger.level for logger in silenced]
     silence = logging.NullHandler()
     for logger in silenced:

@@ -307,7 +307,9 @@ class _Group:
             self._holds_changed(member_id, before, after)
         self.members[member_id] = after
         # the coordinator sends the assignment on a join and whenever it changed
-        changed = client.joining or frozenset(after.assigned) != frozenset(before.assigned)
+        changed = client.joining or (
+            after is not before and after.assigned.keys() != before.assigned.keys()
+        )
         client.joining = False
         self._answered(member_id, at, after, changed)
         self._schedule(member_id, at + self.behaviour.heartbeat_interval_ms)
@@ -321,11 +323,11 @@ class _Group:
     def _holds_changed(
         self, member_id: str, before: ConsumerGroupMember, after: ConsumerGroupMember
     ) -> None:
-        for tp in before.holds - after.holds:
+        holds = after.holds
+        for tp in before.holds - holds:
             if self.holder.get(tp) == member_id:
                 del self.holder[tp]
-        for tp in after.holds:
-            self.holder[tp] = member_id
+        self.holder.update(dict.fromkeys(holds, member_id))
 
     # -- the end ------------------------------------------------------------------------------
 

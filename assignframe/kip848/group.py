@@ -27,7 +27,8 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from operator import itemgetter
 
 from ..javaorder import Uuid
 from ..model import GroupAssignment, GroupSubscription, MemberAssignment, TopicPartition
@@ -165,17 +166,34 @@ def _targets(
 ) -> GroupAssignment:
     """The result as the model's assignment: every member, its partitions sorted."""
     name_of = {tid: t.name for tid, t in spec.topics.items()}
+    held = result.members
     return GroupAssignment(
         {
-            member_id: MemberAssignment(
-                tuple(  # TopicPartition tuples sort by (topic, partition)
-                    sorted(
-                        TopicPartition(name_of[t], p) for t, p in result.partitions_of(member_id)
-                    )
-                )
-            )
+            member_id: MemberAssignment(_sorted_partitions(held.get(member_id), name_of))
             for member_id in group.members
         }
+    )
+
+
+def _sorted_partitions(
+    topics: Mapping[Uuid, Iterable[int]] | None, name_of: Mapping[Uuid, str]
+) -> tuple[TopicPartition, ...]:
+    """One member's ``topic id -> partitions`` as TopicPartitions sorted by (topic, partition):
+    topic by topic (the ids name distinct topics), each topic's partitions sorted."""
+    if not topics:
+        return ()
+    if len(topics) == 1:  # most members of most groups: one topic, no topics to order
+        [(tid, partitions)] = topics.items()
+        name = name_of[tid]
+        return tuple([TopicPartition(name, p) for p in sorted(partitions)])
+    return tuple(
+        [
+            TopicPartition(name, p)
+            for name, partitions in sorted(
+                [(name_of[t], ps) for t, ps in topics.items()], key=itemgetter(0)
+            )
+            for p in sorted(partitions)
+        ]
     )
 
 

@@ -297,12 +297,12 @@ class PluginManager:
         the base method. Callers may then skip the hook and use the known result (no user data,
         none decoded, the assigned partitions kept). Detected from the class, so no strategy
         declares anything; re-decided whenever plugins change."""
-        changes = self._calls.changes
-        if self._default_hooks_changes != changes:
-            self._default_hooks = {}
-            self._default_hooks_changes = changes
         cls = type(strategy)
-        known = self._default_hooks.get(cls)
+        changes = self._pm.changes  # HookCalls.changes, read directly: called per member
+        if self._default_hooks_changes == changes:
+            known = self._default_hooks.get(cls)
+        else:
+            self._default_hooks, self._default_hooks_changes, known = {}, changes, None
         if known is None:
             known = self._default_hooks[cls] = frozenset(
                 hook

@@ -97,6 +97,13 @@ _ALIKE_HOOKS = frozenset(("subscription_metadata", "decode_user_data", "on_assig
 _decode_member_assignment = functools.lru_cache(2048)(wire.decode_member_assignment)
 
 
+def _as_received(sent: MemberAssignment) -> MemberAssignment:
+    """``sent`` as its member reads it from SyncGroup bytes (partitions grouped by topic)."""
+    if wire.reads_back_as_is(sent.user_data):
+        return wire.received_assignment(sent)  # ``sent`` itself when already in that order
+    return MemberAssignment(wire.wire_order(sent.partitions), sent.user_data)
+
+
 class GroupRunner:
     """A consumer group: its consumers' states, the cluster view and the generation.
 
@@ -180,7 +187,7 @@ class GroupRunner:
         self._states = {
             member_id: self._pm.on_assignment(
                 self._strategy(name, own.get(member_id)),
-                MemberAssignment(wire.wire_order(received.partitions), received.user_data),
+                _as_received(received),
                 generation,
                 fresh,
             )
@@ -439,18 +446,19 @@ class GroupRunner:
     ) -> dict[str, tuple[TopicPartition, ...]]:
         """Each consumer reads its bytes and updates its state; returns cooperative revocations."""
         revoked: dict[str, tuple[TopicPartition, ...]] = {}
+        sent_to, states = assignment.assignments, self._states
+        on_assignment = self._pm.on_assignment
         for join in joins:
-            sent = assignment.assignments[join.member_id]
+            member_id, state = join.consumer.member_id, join.state
+            sent = sent_to[member_id]
             if not self.wire and wire.reads_back_as_is(sent.user_data):
                 received = wire.received_assignment(sent)
             else:
-                received = _decode_member_assignment(assignment_bytes[join.member_id])
-            self._states[join.member_id] = self._pm.on_assignment(
-                join.strategy, received, generation, join.state
-            )
-            lost = revoked_at_sync(join.protocol, join.state.owned_partitions, received.partitions)
+                received = _decode_member_assignment(assignment_bytes[member_id])
+            states[member_id] = on_assignment(join.strategy, received, generation, state)
+            lost = revoked_at_sync(join.protocol, state.owned_partitions, received.partitions)
             if lost:
-                revoked[join.member_id] = lost
+                revoked[member_id] = lost
         return revoked
 
 
