@@ -91,7 +91,8 @@ def state_of(verdict: GroupVerdict) -> GroupState:
                 owners[f"{tp.topic}-{tp.partition}"] = member
     elif verdict.view is not None:  # share and Streams groups
         view = verdict.view
-        behind = {m.member_id: m for m in view.members if m.member_id in view.reconciling()}
+        reconciling = set(view.reconciling())
+        behind = {m.member_id: m for m in view.members if m.member_id in reconciling}
         owing = view.not_given_up() if isinstance(view, StreamsView) else {}
         return GroupState(view.group_epoch, verdict.state, view.owners(), len(behind),
                           verdict.unreadable,

@@ -178,19 +178,23 @@ def is_refusal(reason: str) -> bool:
 
 
 #: reasons that say the same at every try: the broker's refusals and a certificate or a TLS
-#: version the client will never accept (the other known reasons need a second try to tell a
-#: settings problem from a connection that broke once)
+#: version the client will never accept
 _DECIDED_AT_ONCE = (*_REFUSALS, "CERTIFICATE_VERIFY_FAILED", "WRONG_VERSION_NUMBER")
+#: reasons that may be one connection that broke (a reset, a broker restarting): they decide
+#: when a second try fails the same way. A timeout or a refused port never decides: the
+#: timeout is there for them.
+_DECIDED_TWICE = (SASL_UNANSWERED, "Handshake failed")
 
 
-def decided(reasons: list[str]) -> bool:
-    """Whether the failed bootstrap tries so far already say why, so that trying again until
-    the timeout would only repeat it: a reason of :data:`_DECIDED_AT_ONCE`, or one of the
-    other known reasons (an unanswered authentication, a TLS handshake the listener closed)
-    twice."""
-    known = [marker for reason in reasons for marker, _ in _CLIENT_REASONS if marker in reason]
-    return any(marker in _DECIDED_AT_ONCE for marker in known) or \
-        any(known.count(marker) > 1 for marker in known)
+def decided(tries: list[list[str]]) -> bool:
+    """Whether the failed bootstrap tries so far (each try: the reasons kafka-python logged
+    for it, which are often two lines saying one thing) already say why, so that trying again
+    until the timeout would only repeat it: a reason of :data:`_DECIDED_AT_ONCE` in any try,
+    or one of :data:`_DECIDED_TWICE` in two tries."""
+    seen = [{marker for reason in reasons for marker in (*_DECIDED_AT_ONCE, *_DECIDED_TWICE)
+             if marker in reason} for reasons in tries]
+    return any(markers & set(_DECIDED_AT_ONCE) for markers in seen) or \
+        any(sum(marker in markers for markers in seen) > 1 for marker in _DECIDED_TWICE)
 
 
 def deciding_reason(reasons: list[str]) -> str:

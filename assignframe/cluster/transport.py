@@ -114,6 +114,10 @@ class _BootstrapReasons(list):
 
     def __enter__(self) -> _BootstrapReasons:
         self._last_sent: dict[str, str] = {}
+        #: the reasons of each finished try (the manager's line ends a try; the connection's
+        #: lines before it belong to it), for :func:`.probe.decided`
+        self._tries: list[list[str]] = []
+        self._this_try: list[str] = []
         self._saved: dict[str, tuple[int, bool, logging.Handler]] = {}
         for name in self._LOGGERS:
             logger = logging.getLogger(name)
@@ -134,7 +138,9 @@ class _BootstrapReasons(list):
             found = self._BOOTSTRAP.match(message)
             if found:
                 self.append(found[1])
-                if self.on_decided is not None and decided(self):
+                self._tries.append([*self._this_try, found[1]])
+                self._this_try = []
+                if self.on_decided is not None and decided(self._tries):
                     on_decided, self.on_decided = self.on_decided, None
                     on_decided()
         elif (sent := self._SENT.match(message)) is not None:
@@ -142,7 +148,9 @@ class _BootstrapReasons(list):
         elif (lost := self._LOST.match(message)) is not None:
             unanswered = (self._last_sent.pop(lost[1], None) == "SaslAuthenticateRequest"
                           and not is_refusal(lost[2]))
-            self.append(f"{SASL_UNANSWERED}: {lost[2]}" if unanswered else lost[2])
+            reason = f"{SASL_UNANSWERED}: {lost[2]}" if unanswered else lost[2]
+            self.append(reason)
+            self._this_try.append(reason)
 
     def __exit__(self, *exc: object) -> None:
         for name, (level, propagate, handler) in self._saved.items():
