@@ -135,10 +135,11 @@ def run_group(bootstrap: str, workdir: Path) -> dict[str, Any]:
     live.pop("s0").terminate()
     step("s0 leaves")
     printed = {name: m.drain() for name, m in members.items()}
+    ids = {name: next(line["member_id"] for line in lines if line.get("member_id"))
+           for name, lines in printed.items()}
     return {
         "group_id": GROUP,
-        "members": {name: {"member_id": next(
-                        line["member_id"] for line in printed[name] if line.get("member_id")), "topic": topic}
+        "members": {name: {"member_id": ids[name], "topic": topic}
                     for name, topic in MEMBERS.items()},
         "steps": steps,
         "printed": printed,

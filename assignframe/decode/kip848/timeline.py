@@ -292,6 +292,10 @@ class ConsumerTimelineBuilder:
         for group in self.groups.values():
             group.partitions_per_topic = dict(self.partitions_per_topic)
             self._mark_vanished(group, self.last_timestamp)
+            # a describe answered after an epoch's last heartbeat answer describes it too
+            group.snapshots = [dataclasses.replace(s, **_described(group, s.generation,
+                                                                   set(s.members)))
+                               for s in group.snapshots]
         return sorted(self.groups.values(), key=lambda g: g.group_id)
 
 
