@@ -1,5 +1,7 @@
 """Record a share group (KIP-932) on Apache Kafka 4.3.1 with dumpcap: the shipped sample
-``assignframe/data/captures/kafka43_share_group.pcap`` and its ``.expected.json``.
+``assignframe/data/captures/share/kafka43_share_group.pcap`` and its ``.expected.json`` (in
+``share/``: the audit does not read share-group snapshots yet, and ``captures/*.pcap`` is its
+input in the README and the demo).
 
     python scripts/record_share_group_capture.py OUT.pcap
 

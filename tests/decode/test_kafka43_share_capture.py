@@ -1,6 +1,7 @@
-"""The shipped Apache Kafka 4.3.1 capture of a share group (KIP-932, ``kafka43_share_group.pcap``,
-recorded by ``scripts/record_share_group_capture.py``), decoded and held against what the members
-and Kafka's Admin reported while it was recorded (``kafka43_share_group.expected.json``).
+"""The shipped Apache Kafka 4.3.1 capture of a share group (KIP-932,
+``captures/share/kafka43_share_group.pcap``, recorded by ``scripts/record_share_group_capture.py``),
+decoded and held against what the members and Kafka's Admin reported while it was recorded
+(``kafka43_share_group.expected.json``).
 
 Three real KafkaShareConsumers: ``s0`` (jobs) joins, ``s1`` (jobs) joins, ``s2`` (alerts) joins,
 ``s1`` leaves (SIGTERM), ``s2`` is killed (-9), ``s0`` leaves; after each step the recorder
@@ -26,7 +27,7 @@ from assignframe.decode.traffic.messages import read_message
 
 from . import test_tshark
 
-CAPTURES = Path(__file__).resolve().parents[2] / "assignframe" / "data" / "captures"
+CAPTURES = Path(__file__).resolve().parents[2] / "assignframe" / "data" / "captures" / "share"
 CAPTURE = CAPTURES / "kafka43_share_group.pcap"
 EXPECTED = CAPTURES / "kafka43_share_group.expected.json"
 SHARE_APIS = (76, 77)  # ShareGroupHeartbeat, ShareGroupDescribe
