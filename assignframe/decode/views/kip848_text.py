@@ -23,6 +23,7 @@ from rich.table import Table
 from ...audit.migration import coordinator_assignor
 from ...snapshot import GroupSnapshot, snapshot_metrics
 from ..kip848.handover import Gap, epoch_spans, gaps_in, handover_gaps, member_names
+from ..kip848.share import share_metrics, shared_partitions, unheld_partitions
 from ..kip848.timeline import ConsumerGroupTimeline
 
 __all__ = ["render_consumer_timelines"]
@@ -162,9 +163,9 @@ def _epoch_table(view: _View, snapshot: GroupSnapshot) -> Table:
 
 def _epoch_lines(view: _View, snapshot: GroupSnapshot, previous: GroupSnapshot | None
                  ) -> list[str]:
-    m = snapshot_metrics(snapshot, previous.current if previous else None).as_dict()
     if snapshot.group_type == "share":
-        return _share_lines(view, snapshot, m, previous)
+        return _share_lines(snapshot, previous)
+    m = snapshot_metrics(snapshot, previous.current if previous else None).as_dict()
     verdict = "valid" if m["valid"] else f"[red]NOT valid: {escape(m['problems'])}[/]"
     if m["withheld"]:
         verdict += f", {m['withheld']} partition(s) still held by members giving them up"
@@ -184,14 +185,11 @@ def _epoch_lines(view: _View, snapshot: GroupSnapshot, previous: GroupSnapshot |
     return lines
 
 
-def _share_lines(view: _View, snapshot: GroupSnapshot, m: dict[str, Any],
-                 previous: GroupSnapshot | None) -> list[str]:
-    """A share group's epoch: partitions per member, the ones several members hold (allowed:
-    share groups deliver a partition's records to any of its holders) and the ones nobody
-    holds."""
-    held = [tp for member in snapshot.members for tp in snapshot.current.partitions_of(member)]
-    shared = sorted({tp for tp in held if held.count(tp) > 1})
-    nobody = [tp for tp in snapshot.partitions() if tp not in set(held)]
+def _share_lines(snapshot: GroupSnapshot, previous: GroupSnapshot | None) -> list[str]:
+    """A share group's epoch (:mod:`..kip848.share`): partitions per member, the ones several
+    members hold (allowed) and the ones nobody holds."""
+    m = share_metrics(snapshot, previous.current if previous else None).as_dict()
+    shared, nobody = shared_partitions(snapshot), unheld_partitions(snapshot)
     moved = ("first epoch seen" if previous is None
              else f"moved {m['partitions_moved']} since epoch {previous.generation}")
     lines = [f"  metrics: partitions per member min {m['min_partitions']}, max "
