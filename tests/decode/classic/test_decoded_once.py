@@ -10,7 +10,7 @@ import pytest
 from assignframe.decode import decode_capture
 from assignframe.decode.classic import analysis, snapshots
 
-from .conftest import ALL_CAPTURES, CAPTURES
+from ..conftest import ALL_CAPTURES, CAPTURES
 
 
 def _count_decodes(name, monkeypatch, decoder):
