@@ -15,8 +15,8 @@ from assignframe.decode.problems import Problems
 from assignframe.decode.traffic.messages import read_message
 
 from ..conftest import GOLDEN
-from .test_consumer_protocol import SAMPLE
 from ..traffic.test_robustness import _mutate
+from .test_consumer_protocol import SAMPLE
 
 
 def _flip(data: bytes, rng: random.Random) -> bytes:
