@@ -25,9 +25,9 @@ from assignframe.cli import main
 from assignframe.decode import Problems, decode_capture, iter_messages
 from assignframe.decode.traffic.messages import read_message
 
-from . import test_tshark
+from ..traffic import test_tshark
 
-CAPTURES = Path(__file__).resolve().parents[2] / "assignframe" / "data" / "captures" / "share"
+CAPTURES = Path(__file__).resolve().parents[3] / "assignframe" / "data" / "captures" / "share"
 CAPTURE = CAPTURES / "kafka43_share_group.pcap"
 EXPECTED = CAPTURES / "kafka43_share_group.expected.json"
 SHARE_APIS = (76, 77)  # ShareGroupHeartbeat, ShareGroupDescribe
