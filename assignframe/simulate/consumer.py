@@ -48,7 +48,7 @@ from ..metrics import metrics_record
 from ..model import Cluster, GroupAssignment, GroupSubscription, TopicPartition
 from ..plugins.manager import PluginManager
 from ..server_assignor import server_name
-from .group import GroupState
+from .group import SimulatedGroup
 from .scenario import Scenario
 
 __all__ = ["ConsumerSide", "missing_server_assignors"]
@@ -92,7 +92,11 @@ class ConsumerSide:
         self.instances: dict[str, str] = {}  # member id -> static instance id
 
     def convert(
-        self, state: GroupState, owned: GroupAssignment | None, generation: int, notes: list[str]
+        self,
+        state: SimulatedGroup,
+        owned: GroupAssignment | None,
+        generation: int,
+        notes: list[str],
     ) -> bool:
         """Convert the classic group online; False (and the upgrading members stay classic)
         when the coordinator refuses."""
@@ -122,7 +126,7 @@ class ConsumerSide:
 
     def step(
         self,
-        state: GroupState,
+        state: SimulatedGroup,
         owned: GroupAssignment | None,
         previous: GroupAssignment | None,
         notes: list[str],
