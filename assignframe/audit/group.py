@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import GroupAssignment
+from ..model import GroupAssignment, partition_pairs
 from ..snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
 from .clients import GroupClients, identify_clients
 from .migration import SERVER_STRATEGIES, coordinator_assignor, migration_section
@@ -121,11 +121,8 @@ def audit_chunk(chunk: Iterable[tuple[int, Any]], context: AuditContext) -> Chun
     return result
 
 
-def _pairs(assignment: GroupAssignment) -> dict[str, list[list[Any]]]:
-    return {
-        m: [[tp.topic, tp.partition] for tp in a.partitions]
-        for m, a in assignment.assignments.items()
-    }
+def _assignment_pairs(assignment: GroupAssignment) -> dict[str, list[list[Any]]]:
+    return {m: partition_pairs(a.partitions) for m, a in assignment.assignments.items()}
 
 
 def _partitions(snapshot: GroupSnapshot) -> list[list[Any]]:
@@ -152,7 +149,7 @@ def group_detail(
         "assignor": _assignor(snapshot),
         "attention": [a for a in (first_row.get("attention") or "").split(",") if a],
         "clients": _clients(clients),
-        "target": None if snapshot.target is None else _pairs(snapshot.target),
+        "target": None if snapshot.target is None else _assignment_pairs(snapshot.target),
         "reconciling": list(snapshot.reconciling()),
         "migration": migration,
         "input_row": first_row.get("input_row"),
@@ -160,11 +157,11 @@ def group_detail(
         "notes": list(snapshot.notes),
         "members": list(snapshot.members),
         "partitions": _partitions(snapshot),
-        "current": {"assignment": _pairs(snapshot.current), "metrics": current},
+        "current": {"assignment": _assignment_pairs(snapshot.current), "metrics": current},
         "strategies": [
             {
                 "strategy": o.strategy,
-                "assignment": _pairs(o.assignment) if o.assignment is not None else None,
+                "assignment": _assignment_pairs(o.assignment) if o.assignment is not None else None,
                 "metrics": o.metrics,
                 "error": o.error,
                 "note": o.note,
@@ -229,8 +226,8 @@ def snapshot_view(raw: GroupSnapshot | Mapping[str, Any], source: str = "") -> d
         "leader": snapshot.leader,
         "members": list(snapshot.members),
         "member_names": {m: snapshot.info(m).client_id for m in snapshot.members},
-        "assignment": _pairs(snapshot.current),
-        "target": None if snapshot.target is None else _pairs(snapshot.target),
+        "assignment": _assignment_pairs(snapshot.current),
+        "target": None if snapshot.target is None else _assignment_pairs(snapshot.target),
         "reconciling": list(snapshot.reconciling()),
         "metrics": current,
         "problems": [current["problems"]] if current["problems"] else [],

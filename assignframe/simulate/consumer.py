@@ -45,7 +45,7 @@ from ..kip848.group import (
 )
 from ..kip848.reconcile import ConsumerGroupMember, ConsumerMemberState
 from ..metrics import metrics_record
-from ..model import Cluster, GroupAssignment, GroupSubscription, TopicPartition
+from ..model import Cluster, GroupAssignment, GroupSubscription, TopicPartition, partition_pairs
 from ..plugins.manager import PluginManager
 from ..server_assignor import server_name
 from .group import SimulatedGroup
@@ -247,14 +247,10 @@ def _transition(
         "member": name,
         "state": member.state.value,
         "epoch": member.member_epoch,
-        "assigned": _pairs(member.assigned),
-        "pending_revocation": _pairs(member.pending_revocation),
+        "assigned": partition_pairs(sorted(member.assigned)),
+        "pending_revocation": partition_pairs(sorted(member.pending_revocation)),
         "unreleased": [[tp.topic, tp.partition] for tp in waiting],
     }
-
-
-def _pairs(partitions: Iterable[TopicPartition]) -> list[list[Any]]:
-    return [[tp.topic, tp.partition] for tp in sorted(partitions)]
 
 
 def _existing(partitions: Iterable[TopicPartition], cluster: Cluster) -> list[TopicPartition]:
