@@ -70,22 +70,24 @@ def _ask(run: Any, node: int, batch: list[Any]) -> None:
 def _values(result: Any, keys: tuple[str, str],
             source: str) -> tuple[list[tuple[int, str] | None], str | None]:
     """Each key's (value, source) from one resource's result (None where not read), and why
-    nothing was read (None when the resource answered)."""
+    a value was not read (None when both were)."""
     if result is None:
         return [None, None], "no answer for the resource"
     if result.error_code:
         return [None, None], codec.error_name(result.error_code)
     found: list[tuple[int, str] | None] = []
+    problems = []
     configs = {c.name: c for c in result.configs}
     for key in keys:
         config = configs.get(key)
         value = config.value if config is not None else None
-        if value is None or not value.strip().isdigit() or int(value) <= 0:
+        if config is None or value is None or not value.strip().isdigit() or int(value) <= 0:
+            problems.append(f"no {key}" if config is None else f"{key}={value!r}")
             found.append(None)
             continue
         found.append((int(value), GROUP_CONFIG
                       if config.config_source == SOURCE_GROUP_CONFIG else source))
-    return found, None
+    return found, "; ".join(problems) or None
 
 
 def _timing(group: tuple[list[tuple[int, str] | None], str | None],
@@ -95,7 +97,7 @@ def _timing(group: tuple[list[tuple[int, str] | None], str | None],
     (group_values, group_why), (broker_values, broker_why) = group, broker
     reasons = "; ".join(f"{what}: {why}" for what, why in
                         (("broker", broker_why), ("group", group_why)) if why)
-    timing = GroupTiming.default(reasons or "the keys were not in the answer")
+    timing = GroupTiming.default(reasons)
     chosen = [g or b for g, b in zip(group_values, broker_values, strict=True)]
     if chosen[0] is not None:
         timing = replace(timing, heartbeat_interval_ms=chosen[0][0], heartbeat_source=chosen[0][1])

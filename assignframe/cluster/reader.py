@@ -191,8 +191,8 @@ def read_cluster(transport: Transport, wanted: GroupFilter = GroupFilter(),
         _recorded(run, groups, group_log)
     _offsets(run, groups)
     read_share_offsets(run, groups)
-    read_group_timings(run, groups)
     _end_offsets(run, groups)
+    read_group_timings(run, groups)  # last: a broker may close the connection on it (Tansu)
     read.groups = sorted(groups.values(), key=lambda g: g.group_id)
     return read
 

@@ -64,13 +64,3 @@ class GroupTiming:
         return {"heartbeat_interval_ms": self.heartbeat_interval_ms,
                 "session_timeout_ms": self.session_timeout_ms,
                 "timing_source": self.source}
-
-    def describe(self) -> str:
-        """The values as one says them: ``heartbeat 500 ms, session timeout 6 s (broker
-        config (DescribeConfigs))``."""
-        return (f"heartbeat {_ms(self.heartbeat_interval_ms)}, session timeout "
-                f"{_ms(self.session_timeout_ms)} ({self.source})")
-
-
-def _ms(value: int) -> str:
-    return f"{value / 1000:g} s" if value % 1000 == 0 else f"{value} ms"

@@ -148,3 +148,24 @@ def test_group_config_wins_over_the_broker(uneven_group, capsys, tmp_path):
         "session timeout: broker config (DescribeConfigs)")
     wait = prediction["max_unowned_ms"]["uniform"]
     assert _is_a_third(wait, override_ms), wait
+
+
+def test_detail_names_the_timing_it_assumed(uneven_group, capsys):
+    code = main(["inspect", "--bootstrap-server", uneven_group, "--group", GROUP, "--detail",
+                 "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    (detail,) = [json.loads(line) for line in out.splitlines()]
+    prediction = detail["migration_prediction"]
+    assert (prediction["heartbeat_interval_ms"], prediction["session_timeout_ms"],
+            prediction["timing_source"]) == (BROKER_HEARTBEAT_MS, BROKER_SESSION_MS,
+                                             "broker config (DescribeConfigs)")
+    code = main(["inspect", "--bootstrap-server", uneven_group, "--group", GROUP, "--detail",
+                 "--format", "plain"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    [said] = [line for line in out.splitlines() if line.startswith(f"{GROUP}: upgraded")]
+    wait = prediction["max_unowned_ms"]["uniform"]
+    assert f"at most {wait / 1000:g} s under uniform" in said
+    assert said.endswith("(heartbeat 500 ms, session timeout 6000 ms: "
+                         "broker config (DescribeConfigs))")
