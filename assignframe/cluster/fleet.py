@@ -5,8 +5,9 @@ snapshot, exactly as ``assignframe audit`` reads ``inspect --json``): current va
 problems, spread of partitions and of lag per member, idle members, the recommended strategy and,
 for classic groups, the migration verdict and prediction, with the heartbeat interval and session
 timeout it assumed and where they came from (the group's or the broker's configs as the reader
-read them, else Kafka's defaults: :attr:`GroupVerdict.migration_prediction`). A group that could not be read is a verdict of its
-own (``unreadable``), ranked worst: it is never shown as healthy. Share and Streams groups are
+read them, else Kafka's defaults: :attr:`GroupVerdict.migration_prediction`). A group that
+could not be read is a verdict of its own (``unreadable``), ranked worst: it is never shown as
+healthy. Share and Streams groups are
 judged on views of their own (:mod:`.share_streams`: balance, idle and behind members, backlog
 or task lag, reconciliation), kept in :attr:`GroupVerdict.view`.
 """
@@ -17,9 +18,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..kip848.timing import GroupTiming
 from ..lag import committed_lag
 from ..metrics import lag_per_member
-from ..kip848.timing import GroupTiming
 from ..model import TopicPartition
 from ..snapshot import GroupSnapshot, snapshot_to_dict
 from .config import ClientConfig

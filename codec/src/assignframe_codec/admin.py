@@ -1,7 +1,8 @@
 """The bodies a read-only cluster reader sends and reads, declared like their schema tables:
 ListGroups, DescribeGroups, FindCoordinator, OffsetFetch, ListOffsets, DescribeCluster,
-DescribeShareGroupOffsets, DescribeConfigs and the ApiVersions response. (MetadataRequest/Response and
-ApiVersionsRequest live in :mod:`.apis` with the other bodies ``assignframe decode`` reads.)
+DescribeShareGroupOffsets, DescribeConfigs and the ApiVersions response.
+(MetadataRequest/Response and ApiVersionsRequest live in :mod:`.apis` with the other bodies
+``assignframe decode`` reads.)
 
 Every field of every version is declared, so a body is walked exactly as Java walks it; the
 flexible threshold of each API comes from :mod:`.tables` and decides at run time whether strings,
