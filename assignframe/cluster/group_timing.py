@@ -34,6 +34,10 @@ GROUP_KEYS = ("consumer.heartbeat.interval.ms", "consumer.session.timeout.ms")
 #: DescribeConfigs' config source of a group's own value (``ConfigSource.GROUP_CONFIG``)
 SOURCE_GROUP_CONFIG = 8
 
+#: what one resource's answer gave: (value, source) per key (None: not read), and why a value
+#: was not read (None when both were)
+_Answer = tuple[list[tuple[int, str] | None], str | None]
+
 
 def read_group_timings(run: Any, groups: dict[str, Any]) -> None:
     """Set ``timing`` of every described classic group (the reader's ``GroupRead``s, whose
@@ -67,10 +71,9 @@ def _ask(run: Any, node: int, batch: list[Any]) -> None:
         group.timing = _timing(_values(found, GROUP_KEYS, BROKER_CONFIG), broker)
 
 
-def _values(result: Any, keys: tuple[str, str],
-            source: str) -> tuple[list[tuple[int, str] | None], str | None]:
-    """Each key's (value, source) from one resource's result (None where not read), and why
-    a value was not read (None when both were)."""
+def _values(result: Any, keys: tuple[str, str], source: str) -> _Answer:
+    """What one resource's result (None: not in the answer) gave of ``keys``; a value not the
+    group's own is said to come from ``source``."""
     if result is None:
         return [None, None], "no answer for the resource"
     if result.error_code:
@@ -90,8 +93,7 @@ def _values(result: Any, keys: tuple[str, str],
     return found, "; ".join(problems) or None
 
 
-def _timing(group: tuple[list[tuple[int, str] | None], str | None],
-            broker: tuple[list[tuple[int, str] | None], str | None]) -> GroupTiming:
+def _timing(group: _Answer, broker: _Answer) -> GroupTiming:
     """The group's value, else the broker's, else Kafka's default (with why neither was read),
     for the heartbeat interval and the session timeout each."""
     (group_values, group_why), (broker_values, broker_why) = group, broker
