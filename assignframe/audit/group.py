@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..kip848.timing import GroupTiming
 from ..model import GroupAssignment, partition_pairs
 from ..snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
 from .clients import GroupClients, identify_clients
@@ -37,9 +38,16 @@ class ChunkResult:
 
 
 def audit_group(
-    input_row: int, raw: Mapping[str, Any] | str, context: AuditContext, detail: bool = False
+    input_row: int,
+    raw: Mapping[str, Any] | str,
+    context: AuditContext,
+    detail: bool = False,
+    timing: GroupTiming | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Rows for one snapshot (and, when asked, the detail the report draws).
+
+    :param timing: the heartbeat interval and session timeout a classic group's migration
+        prediction assumes (the live reader's, read from the broker); None: Kafka's defaults
 
     :raises MalformedSnapshot: the row is not a readable snapshot
     """
@@ -49,7 +57,7 @@ def audit_group(
     with quiet_strategy_logs(context.strategy_loggers):
         clients = identify_clients(snapshot, context.pm, context.instance)
         outcomes = replay_strategies(snapshot, names, context)
-        migration = migration_section(snapshot, context.pm, clients)
+        migration = migration_section(snapshot, context.pm, clients, timing)
     recommendation = _recommendation(snapshot, current, outcomes, clients)
     rows = group_rows(input_row, snapshot, current, outcomes, recommendation, migration, clients)
     if not detail:

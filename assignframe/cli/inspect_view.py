@@ -17,8 +17,8 @@ from ..cluster.group_problems import PROBLEM_KINDS
 from ._common import CommandLineError
 
 __all__ = ["DETAIL_COLUMNS", "FORMATS", "GROUP_STATES", "TABLE_COLUMNS", "TABLE_LIMIT",
-           "left_out_line", "limited", "parse_problem_kinds", "parse_states", "print_details",
-           "print_rows", "shown", "summary"]
+           "left_out_line", "limited", "parse_problem_kinds", "parse_states", "prediction_line",
+           "print_details", "print_rows", "shown", "summary"]
 
 #: --format values; the default is "table" on a terminal and "plain" otherwise
 FORMATS = ("table", "plain", "tsv", "csv")
@@ -158,8 +158,24 @@ def print_details(details: Sequence[Any], form: str) -> None:
     lines = [row for detail in details for row in _detail_cells(detail, unknown)]
     if form in ("tsv", "csv"):
         _write_delimited(DETAIL_COLUMNS, lines, "\t" if form == "tsv" else ",")
-    else:
-        _plain(lines, DETAIL_COLUMNS)
+        return
+    _plain(lines, DETAIL_COLUMNS)
+    for detail in details:  # below the columns: a sentence each, not a column
+        if detail.migration_prediction:
+            print(f"{detail.group_id}: {prediction_line(detail.migration_prediction)}")
+
+
+def prediction_line(prediction: dict[str, Any]) -> str:
+    """A classic group's migration prediction in words, with the timing it assumed."""
+    waits = ", ".join(f"{_seconds(ms)} under {assignor}"
+                      for assignor, ms in prediction["max_unowned_ms"].items())
+    return (f"upgraded to the consumer protocol, a partition would wait at most {waits} "
+            f"(heartbeat {prediction['heartbeat_interval_ms']} ms, session timeout "
+            f"{prediction['session_timeout_ms']} ms: {prediction['timing_source']})")
+
+
+def _seconds(ms: int | None) -> str:
+    return "unknown" if ms is None else f"{ms / 1000:g} s"
 
 
 def _detail_cells(detail: Any, unknown: str) -> list[list[str]]:

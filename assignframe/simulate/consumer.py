@@ -44,6 +44,7 @@ from ..kip848.group import (
     upgrade_refusal,
 )
 from ..kip848.reconcile import ConsumerGroupMember, ConsumerMemberState
+from ..kip848.timing import DEFAULT_HEARTBEAT_INTERVAL_MS
 from ..metrics import metrics_record
 from ..model import Cluster, GroupAssignment, GroupSubscription, TopicPartition, partition_pairs
 from ..plugins.manager import PluginManager
@@ -52,8 +53,6 @@ from .group import SimulatedGroup
 from .scenario import Scenario
 
 __all__ = ["ConsumerSide", "missing_server_assignors"]
-
-DEFAULT_HEARTBEAT_INTERVAL_MS = 5000
 
 
 def missing_server_assignors(scenario: Scenario, pm: PluginManager) -> list[str]:
