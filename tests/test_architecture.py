@@ -300,8 +300,8 @@ SHARED_NAMES = {
     "assign", "decode_user_data", "on_assignment", "subscription_metadata",
     "register", "run", "main", "assignors",
     # not yet one name per idea
-    "BATCH", "Broker", "disagreement", "find_java",
-    "group_detail", "group_snapshot", "scenarios",
+    "Broker", "disagreement", "find_java",
+    "scenarios",
 }
 
 

@@ -23,7 +23,7 @@ __all__ = [
     "audit_chunk",
     "audit_group",
     "fewer_collections",
-    "group_detail",
+    "report_detail",
     "snapshot_view",
 ]
 
@@ -62,7 +62,7 @@ def audit_group(
     rows = group_rows(input_row, snapshot, current, outcomes, recommendation, migration, clients)
     if not detail:
         return rows, None
-    return rows, group_detail(
+    return rows, report_detail(
         snapshot, current, outcomes, rows[0] if rows else {}, migration, clients
     )
 
@@ -138,7 +138,7 @@ def _partitions(snapshot: GroupSnapshot) -> list[list[Any]]:
     return [[t, p] for t in topics for p in range(snapshot.cluster.partitions_per_topic.get(t, 0))]
 
 
-def group_detail(
+def report_detail(
     snapshot: GroupSnapshot,
     current: dict[str, Any],
     outcomes: list[StrategyOutcome],

@@ -14,7 +14,7 @@ from typing import Any
 import assignframe_codec as codec
 from assignframe_codec.registry import message_codec
 
-__all__ = ["API_VERSIONS_BOOTSTRAP", "ApiSupport", "WRITE_APIS", "error_code",
+__all__ = ["API_VERSIONS_BOOTSTRAP", "GROUPS_PER_REQUEST", "ApiSupport", "WRITE_APIS", "error_code",
            "CODEC_VERSIONS", "READ_APIS"]  # noqa: F822 - these two: the module's __getattr__
 
 #: What the reader sends, in the order a pass needs them
@@ -49,6 +49,10 @@ def __getattr__(name: str) -> Any:
 #: ApiVersions itself goes out before the broker's versions are known: v3, which every broker
 #: since Kafka 2.4 answers (and the first that carries the client's software name)
 API_VERSIONS_BOOTSTRAP = 3
+
+#: groups per request of the APIs that take many (DescribeGroups, ConsumerGroupDescribe,
+#: ShareGroupDescribe, StreamsGroupDescribe, OffsetFetch v8+, DescribeShareGroupOffsets)
+GROUPS_PER_REQUEST = 100
 #: The group APIs that change a group or its offsets: none is ever sent (tests check the wire)
 WRITE_APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit",
               "ConsumerGroupHeartbeat", "ShareGroupHeartbeat", "StreamsGroupHeartbeat",

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..lag import committed_lag
-from ..model import TopicPartition
+from ..model import TopicPartition, partition_pairs
 from ..snapshot import GroupSnapshot
 from ..streams_assignor import parse_task_label
 from .groups import rebalancing, rebalancing_assignments
@@ -79,9 +79,9 @@ class GroupDetail:
                 "coordinator": {"id": self.coordinator_id, "address": self.coordinator},
                 "assignor": self.assignor,
                 "members": [{"member_id": m.member_id, "host": m.host, "client_id": m.client_id,
-                             "partitions": _pairs(m.partitions),
+                             "partitions": partition_pairs(m.partitions),
                              "member_epoch": m.member_epoch,
-                             "target": None if m.target is None else _pairs(m.target)}
+                             "target": None if m.target is None else partition_pairs(m.target)}
                             for m in self.members],
                 "partitions": [p.__dict__ for p in self.partitions],
                 "migration_prediction": self.migration_prediction}
@@ -158,10 +158,6 @@ def _inputs(view: StreamsView, tasks: tuple[str, ...]) -> tuple[TopicPartition, 
         subtopology, partition = parse_task_label(label)
         found.update(TopicPartition(t, partition) for t in view.subtopologies.get(subtopology, ()))
     return tuple(sorted(found))
-
-
-def _pairs(partitions: tuple[TopicPartition, ...]) -> list[list[Any]]:
-    return [[tp.topic, tp.partition] for tp in partitions]
 
 
 def _assignor(group: GroupRead, snapshot: GroupSnapshot | None,

@@ -266,9 +266,9 @@ def _problems(snapshot: GroupSnapshot, current: dict[str, Any]) -> list[GroupPro
     validity = current["validity"]
     found: list[GroupProblem] = []
     if validity["unowned"]:
-        found.append(GroupProblem(f"unowned {_pairs(validity['unowned'])}", "unowned"))
+        found.append(GroupProblem(f"unowned {_shown_pairs(validity['unowned'])}", "unowned"))
     if validity["double_owned"]:
-        found.append(GroupProblem(f"double-owned {_pairs(validity['double_owned'])}",
+        found.append(GroupProblem(f"double-owned {_shown_pairs(validity['double_owned'])}",
                                   "double-owned"))
     if current["idle_members"]:
         found.append(GroupProblem(f"{current['idle_members']} idle member(s)", "idle"))
@@ -310,7 +310,7 @@ def _holding_back(snapshot: GroupSnapshot) -> list[GroupProblem]:
         found.append(GroupProblem(
             f"member {member} ({info.client_id or 'client unknown'}, epoch "
             f"{info.member_epoch}) has not revoked "
-            f"{_pairs([tp.topic, tp.partition] for tp in owed)}", "reconciling"))
+            f"{_shown_pairs([tp.topic, tp.partition] for tp in owed)}", "reconciling"))
     return found
 
 
@@ -350,7 +350,7 @@ def _names(shown: list[str]) -> str:
     return ", ".join(shown[:5]) + (", ..." if len(shown) > 5 else "")
 
 
-def _pairs(pairs: Iterable[list[Any]]) -> str:
+def _shown_pairs(pairs: Iterable[list[Any]]) -> str:
     shown = [f"{t}-{p}" for t, p in pairs]
     return ", ".join(shown[:5]) + (", ..." if len(shown) > 5 else "")
 

@@ -2,8 +2,8 @@
 run with once converted to the consumer protocol, which its migration prediction assumes
 (:class:`~assignframe.kip848.timing.GroupTiming`).
 
-One DescribeConfigs per coordinator (in batches of :data:`GROUPS_PER_REQUEST` groups) asks for
-the coordinator's own broker resource (``group.consumer.heartbeat.interval.ms``,
+One DescribeConfigs per coordinator (in batches of :data:`GROUPS_PER_CONFIGS_REQUEST` groups)
+asks for the coordinator's own broker resource (``group.consumer.heartbeat.interval.ms``,
 ``group.consumer.session.timeout.ms``) and each of its classic groups' group resource (type 32,
 ``consumer.heartbeat.interval.ms``, ``consumer.session.timeout.ms``: KIP-848 group configs).
 A group resource answers the value the group runs with: its own override (config source
@@ -27,7 +27,7 @@ from ..kip848.timing import BROKER_CONFIG, GROUP_CONFIG, GroupTiming
 __all__ = ["read_group_timings"]
 
 #: group resources per DescribeConfigs request (each answer is two configs, ~100 bytes)
-GROUPS_PER_REQUEST = 1000
+GROUPS_PER_CONFIGS_REQUEST = 1000
 #: (heartbeat interval, session timeout) keys of the broker resource and of a group resource
 BROKER_KEYS = ("group.consumer.heartbeat.interval.ms", "group.consumer.session.timeout.ms")
 GROUP_KEYS = ("consumer.heartbeat.interval.ms", "consumer.session.timeout.ms")
@@ -48,8 +48,8 @@ def read_group_timings(run: Any, groups: dict[str, Any]) -> None:
                 and group.coordinator is not None:
             by_node.setdefault(group.coordinator, []).append(group)
     for node, classic in sorted(by_node.items()):
-        for start in range(0, len(classic), GROUPS_PER_REQUEST):
-            _ask(run, node, classic[start:start + GROUPS_PER_REQUEST])
+        for start in range(0, len(classic), GROUPS_PER_CONFIGS_REQUEST):
+            _ask(run, node, classic[start:start + GROUPS_PER_CONFIGS_REQUEST])
 
 
 def _ask(run: Any, node: int, batch: list[Any]) -> None:

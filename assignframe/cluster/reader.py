@@ -28,7 +28,7 @@ import assignframe_codec as codec
 from ..kip848.timing import GroupTiming
 from ..model import TopicPartition
 from ..snapshot.schema import GROUP_TYPES
-from .apis import API_VERSIONS_BOOTSTRAP, ApiSupport, error_code
+from .apis import API_VERSIONS_BOOTSTRAP, GROUPS_PER_REQUEST, ApiSupport, error_code
 from .group_records import GroupMetadataLog, RecordedGroup, offsets_partition
 from .group_timing import read_group_timings
 from .share_offsets import read_share_offsets
@@ -36,8 +36,6 @@ from .transport import Broker, Transport, TransportError
 
 __all__ = ["ClusterRead", "GroupFilter", "GroupRead", "read_cluster"]
 
-#: groups per DescribeGroups / ConsumerGroupDescribe / OffsetFetch request
-BATCH = 100
 _RETRIABLE = {error_code(n) for n in ("NOT_COORDINATOR", "COORDINATOR_NOT_AVAILABLE",
                                       "COORDINATOR_LOAD_IN_PROGRESS")}
 _NOT_FOUND = error_code("GROUP_ID_NOT_FOUND")
@@ -347,7 +345,8 @@ def _by_coordinator(groups: Iterable[GroupRead]) -> list[tuple[int, list[GroupRe
     for group in groups:
         if group.coordinator is not None:
             by_node.setdefault(group.coordinator, []).append(group)
-    return [(node, batch) for node in sorted(by_node) for batch in _batches(by_node[node], BATCH)]
+    return [(node, batch) for node in sorted(by_node)
+            for batch in _batches(by_node[node], GROUPS_PER_REQUEST)]
 
 
 def _batches(items: Sequence[Any], size: int) -> Iterable[list[Any]]:
@@ -404,7 +403,7 @@ def _fetch(run: _Pass, node: int, batch: list[GroupRead]) -> list[GroupRead]:
     if version is None:
         return []
     moved = []
-    for part in _batches(batch, BATCH if version >= 8 else 1):
+    for part in _batches(batch, GROUPS_PER_REQUEST if version >= 8 else 1):
         request = codec.offset_fetch_request({g.group_id: None for g in part}, version)
         response = run.transport.send(node, "OffsetFetchRequest", request, version)
         by_id = {g.group_id: g for g in part}

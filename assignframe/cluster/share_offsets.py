@@ -14,11 +14,10 @@ from typing import Any
 import assignframe_codec as codec
 
 from ..model import TopicPartition
+from .apis import GROUPS_PER_REQUEST
 
 __all__ = ["read_share_offsets"]
 
-#: groups per DescribeShareGroupOffsets request
-BATCH = 100
 
 
 def read_share_offsets(run: Any, groups: dict[str, Any]) -> None:
@@ -31,8 +30,8 @@ def read_share_offsets(run: Any, groups: dict[str, Any]) -> None:
                 and group.coordinator is not None:
             by_node.setdefault(group.coordinator, []).append(group)
     for node, members in sorted(by_node.items()):
-        for start in range(0, len(members), BATCH):
-            _ask(run, node, members[start:start + BATCH])
+        for start in range(0, len(members), GROUPS_PER_REQUEST):
+            _ask(run, node, members[start:start + GROUPS_PER_REQUEST])
 
 
 def _ask(run: Any, node: int, batch: list[Any]) -> None:

@@ -16,7 +16,7 @@ from ...metrics import ownership_changes
 from ...model import TopicPartition
 from ...plugins.manager import PluginManager
 from ...snapshot import GroupSnapshot, snapshot_metrics
-from .snapshots import group_snapshot
+from .snapshots import captured_snapshot
 from .timeline import GroupTimeline, Snapshot
 from .what_if import replay_snapshot
 
@@ -72,7 +72,7 @@ def analyse(
     """Fill ``typed``, ``changes``, ``metrics`` (and ``replay`` when a strategy name is given)
     in place."""
     for timeline in timelines:
-        typed = {id(s): group_snapshot(s) for s in timeline.snapshots}
+        typed = {id(s): captured_snapshot(s) for s in timeline.snapshots}
         for previous, snapshot in _with_previous(timeline.snapshots):
             snapshot.typed = typed[id(snapshot)]
             before = typed[id(previous)] if previous is not None else None

@@ -9,10 +9,10 @@ from __future__ import annotations
 from ...snapshot import CapturedMember, GroupSnapshot, MemberInfo, MemberWire, snapshot_from_wire
 from .timeline import MemberRound, Snapshot
 
-__all__ = ["group_snapshot", "member_info"]
+__all__ = ["captured_snapshot", "member_info"]
 
 
-def group_snapshot(snapshot: Snapshot) -> GroupSnapshot:
+def captured_snapshot(snapshot: Snapshot) -> GroupSnapshot:
     """The typed snapshot of one captured generation (members that sent nothing readable
     count as subscribing to nothing, with a note)."""
     members = []

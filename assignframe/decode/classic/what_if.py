@@ -26,7 +26,7 @@ from ...plugins.manager import PluginManager, get_plugin_manager
 from ...rebalance.preferences import member_preferences
 from ...strategy import Strategy
 from .embedded import Payload
-from .snapshots import group_snapshot
+from .snapshots import captured_snapshot
 from .timeline import Snapshot
 
 __all__ = ["replay_snapshot"]
@@ -35,7 +35,7 @@ __all__ = ["replay_snapshot"]
 def _leader_view(
     snapshot: Snapshot, strategy: Strategy, manager: PluginManager
 ) -> tuple[GroupSubscription, list[str]]:
-    typed = snapshot.typed or group_snapshot(snapshot)
+    typed = snapshot.typed or captured_snapshot(snapshot)
     read = UserDataReader(manager, strategy, f"group {snapshot.group_id!r}")
     members: dict[str, Member] = {}
     warnings: list[str] = []

@@ -21,7 +21,7 @@ from typing import Any
 
 from ...snapshot import SNAPSHOT_SCHEMA, GroupSnapshot, snapshot_metrics
 from ...snapshot import snapshot_to_dict as core_snapshot_dict
-from ..classic.snapshots import group_snapshot
+from ..classic.snapshots import captured_snapshot
 from ..classic.timeline import GroupTimeline, MemberRound, Snapshot
 from ..kip848.handover import epoch_spans, gaps_in, handover_gaps
 from ..kip848.share import share_metrics
@@ -60,7 +60,7 @@ def generation_line(snapshot: Snapshot, source: str | None = None) -> dict[str, 
     """One group generation as a JSON-ready dict: the core snapshot's serialization
     (:func:`assignframe.snapshot.snapshot_to_dict`, read back by ``read_snapshot``) plus what
     decode saw around it (docs/decode.md lists every field)."""
-    typed = snapshot.typed or group_snapshot(snapshot)
+    typed = snapshot.typed or captured_snapshot(snapshot)
     core = core_snapshot_dict(typed)
     result = {"schema": core.pop("schema"), "source": source, **core}
     for member in result["members"]:

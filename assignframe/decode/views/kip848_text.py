@@ -35,7 +35,7 @@ def _clock(timestamp: float | None) -> str:
     return datetime.fromtimestamp(timestamp, tz=timezone.utc).strftime("%H:%M:%S.%f")[:-3]
 
 
-def _pairs(partitions: Iterable[Any]) -> str:
+def _shown_by_topic(partitions: Iterable[Any]) -> str:
     by_topic: dict[str, list[int]] = {}
     for topic, partition in partitions:
         by_topic.setdefault(topic, []).append(partition)
@@ -120,7 +120,8 @@ def _events(view: _View) -> list[str]:
 def _event_text(view: _View, event: dict[str, Any]) -> str:
     who, kind = view.name(event["member_id"]), event["event"]
     if kind == "assignment":
-        return f"{who} assigned {_pairs(event.get('partitions') or ())} (epoch {event['epoch']})"
+        shown = _shown_by_topic(event.get("partitions") or ())
+        return f"{who} assigned {shown} (epoch {event['epoch']})"
     if kind == "epoch":
         return f"{who} at epoch {event['epoch']}, assignment unchanged"
     if kind == "vanished":
@@ -153,10 +154,10 @@ def _epoch_table(view: _View, snapshot: GroupSnapshot) -> Table:
         info = snapshot.info(member_id)
         epoch = "classic" if info.member_type == "classic" else str(info.member_epoch)
         row = [view.name(member_id), epoch, ",".join(member.topics),
-               *([] if share else [_pairs(member.owned_partitions)]),
-               _pairs(snapshot.current.partitions_of(member_id))]
+               *([] if share else [_shown_by_topic(member.owned_partitions)]),
+               _shown_by_topic(snapshot.current.partitions_of(member_id))]
         if snapshot.target is not None:
-            row.append(_pairs(snapshot.target.partitions_of(member_id)))
+            row.append(_shown_by_topic(snapshot.target.partitions_of(member_id)))
         table.add_row(*map(escape, row))
     return table
 
@@ -195,9 +196,9 @@ def _share_lines(snapshot: GroupSnapshot, previous: GroupSnapshot | None) -> lis
     lines = [f"  metrics: partitions per member min {m['min_partitions']}, max "
              f"{m['max_partitions']} (max-min {m['spread']}), {moved}"]
     if shared:
-        lines.append(f"  shared by several members: {escape(_pairs(shared))}")
+        lines.append(f"  shared by several members: {escape(_shown_by_topic(shared))}")
     if nobody:
-        lines.append(f"  [red]held by no member[/]: {escape(_pairs(nobody))}")
+        lines.append(f"  [red]held by no member[/]: {escape(_shown_by_topic(nobody))}")
     lines += [f"  note: {escape(note)}" for note in snapshot.notes]
     return lines
 

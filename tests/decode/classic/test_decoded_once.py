@@ -24,17 +24,17 @@ def _count_decodes(name, monkeypatch, decoder):
         calls["typed" if building else "timeline"] += 1
         return decode(data)
 
-    group_snapshot = snapshots.group_snapshot
+    captured_snapshot = snapshots.captured_snapshot
 
     def typed(snapshot):
         building.append(1)
         try:
-            return group_snapshot(snapshot)
+            return captured_snapshot(snapshot)
         finally:
             building.pop()
 
     monkeypatch.setattr(assignframe_codec, decoder, counted)
-    monkeypatch.setattr(analysis, "group_snapshot", typed)
+    monkeypatch.setattr(analysis, "captured_snapshot", typed)
     timelines = decode_capture(CAPTURES / name).timelines
     typed_snapshots = [s.typed for t in timelines for s in t.snapshots if s.typed is not None]
     return calls, typed_snapshots
