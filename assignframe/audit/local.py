@@ -21,7 +21,7 @@ from .options import AuditOptions
 from .output import RowsWriter, write_json
 from .reader import InputReader, superseded_rows
 from .rerun import AuditContext
-from .summary import Aggregates, AttentionLists, WorstGroups, summary_document
+from .summary import Aggregates, AttentionLists, WorstGroups, run_facts, summary_document
 
 __all__ = ["group_details", "run_local"]
 
@@ -62,7 +62,8 @@ def run_local(input_path: str | Path, out_dir: str | Path, options: AuditOptions
         writer.close()  # what was written stays readable, even when a group failed
     elapsed = time.perf_counter() - started
     details = group_details(input_path, worst.input_rows(), context, options.chunk_size)
-    run = _run_facts(input_path, options, elapsed, aggregates, len(skip))
+    run = run_facts("local", input_path, elapsed, aggregates, len(skip),
+                    parquet=options.parquet and _has_pyarrow(), processes=options.worker_count)
     summary = summary_document(aggregates, details, run, attention.sorted())
     write_json(out_dir / "summary.json", summary)
     return summary
@@ -73,21 +74,6 @@ def _has_pyarrow() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("pyarrow") is not None
-
-
-def _run_facts(
-    input_path: Any, options: AuditOptions, elapsed: float, aggregates: Aggregates, older: int
-) -> dict:
-    groups = aggregates.current.get("groups", 0) + aggregates.malformed
-    return {
-        "older_generations_skipped": older,
-        "engine": "local",
-        "input": str(input_path),
-        "parquet": options.parquet and _has_pyarrow(),
-        "processes": options.worker_count,
-        "elapsed_seconds": round(elapsed, 3),
-        "groups_per_second": round(groups / elapsed, 1) if groups and elapsed > 0 else None,
-    }
 
 
 def _results(reader: InputReader, context: AuditContext, processes: int) -> Iterator[ChunkResult]:

@@ -34,6 +34,7 @@ from .summary import (
     GROUP_SUMS,
     STRATEGY_SUMS,
     Aggregates,
+    run_facts,
     summary_document,
 )
 
@@ -146,7 +147,7 @@ def run_spark(input_path: str | Path, out_dir: str | Path, options: AuditOptions
     elapsed = time.perf_counter() - started
     results.unpersist()
     details = _details(indexed, worst_rows, driver_context)
-    run = _run_facts(input_path, options, elapsed, aggregates, len(skip))
+    run = run_facts("spark", input_path, elapsed, aggregates, len(skip), master=options.master)
     summary = summary_document(aggregates, details, run, attention)
     write_json(out_dir / "summary.json", summary)
     return summary
@@ -276,17 +277,3 @@ def _details(indexed: Any, input_rows: list[int], context: AuditContext) -> list
         for row in input_rows
         if row in raws
     ]
-
-
-def _run_facts(
-    input_path: Any, options: AuditOptions, elapsed: float, aggregates: Aggregates, older: int
-) -> dict:
-    groups = aggregates.current.get("groups", 0) + aggregates.malformed
-    return {
-        "older_generations_skipped": older,
-        "engine": "spark",
-        "input": str(input_path),
-        "master": options.master,
-        "elapsed_seconds": round(elapsed, 3),
-        "groups_per_second": round(groups / elapsed, 1) if groups and elapsed > 0 else None,
-    }

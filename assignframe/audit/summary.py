@@ -27,6 +27,7 @@ __all__ = [
     "GROUP_SUMS",
     "STRATEGY_SUMS",
     "WorstGroups",
+    "run_facts",
     "summary_document",
 ]
 
@@ -296,4 +297,21 @@ def _migration(figures: Mapping[str, int]) -> dict[str, Any]:
             for name in SERVER_STRATEGIES
             for prefix in [name.split(":")[-1]]
         },
+    }
+
+
+def run_facts(
+    engine: str, input_path: Any, elapsed: float, aggregates: Aggregates, older: int,
+    **engine_facts: Any,
+) -> dict[str, Any]:
+    """The summary's ``run`` section: how the audit ran (either engine; ``engine_facts`` are the
+    engine's own, e.g. its processes or its Spark master) and how fast."""
+    groups = aggregates.current.get("groups", 0) + aggregates.malformed
+    return {
+        "older_generations_skipped": older,
+        "engine": engine,
+        "input": str(input_path),
+        **engine_facts,
+        "elapsed_seconds": round(elapsed, 3),
+        "groups_per_second": round(groups / elapsed, 1) if groups and elapsed > 0 else None,
     }
