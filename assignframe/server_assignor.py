@@ -227,7 +227,8 @@ class ServerGroupSpec:
         cached = self._topic_ids_cache.get(names)
         if cached is None:
             by_name = self.topic_ids_by_name
-            cached = tuple(by_name[name] for name in _names_in_set_order(names) if name in by_name)
+            # A Uuid is a non-empty tuple: filter(None, ...) drops exactly the missing names.
+            cached = tuple(filter(None, map(by_name.get, _names_in_set_order(names))))
             self._topic_ids_cache[names] = cached
         return cached
 

@@ -201,9 +201,15 @@ def _unheld_partitions(
 def _all_held_in_runs(runs: list[tuple[int, ...]], count: int) -> bool:
     """Whether ``runs``, ordered, are consecutive ranges that hold ``0 .. count - 1`` once each
     (False says nothing: the caller then checks partition by partition)."""
+    ordered = tuple(sorted(runs))
+    if ordered and count == len(ordered[0]) * len(ordered):
+        # Runs of one length (the usual target): one compare with the cached runs, run by run
+        # by identity when they are the tuples an earlier call handed out.
+        if ordered == _runs(0, len(ordered[0]), len(ordered)):
+            return True
     whole = _range_tuple(count)
     start = 0
-    for run in sorted(runs):
+    for run in ordered:
         end = start + len(run)
         if run != whole[start:end]:
             return False
