@@ -56,6 +56,7 @@ from .configurable import Configurable
 from .javaorder import (
     Uuid,
     hash_set_copy_order,
+    java_hash_order,
     java_sorted_hash_order,
     java_string_hash,
     java_string_key,
@@ -175,12 +176,19 @@ class ServerGroupSpec:
     :param unassignable: ``(topic_id, partition)`` pairs ``isPartitionAssignable`` denies
         (share partitions not initialized yet); only share groups have any
     :param group_type: ``consumer`` or ``share``
+    :param member_order: the order the coordinator put the members into ``GroupSpec``'s
+        ``HashMap``, which decides the order of members sharing a bucket. A real broker's
+        ``TargetAssignmentBuilder`` inserts them in the order its member table iterates (the
+        order ConsumerGroupDescribe lists them), a member joining with the heartbeat that
+        computes the target last. None: ascending ids, as Kafka's own assignor tests and the
+        golden data build it.
     """
 
     members: Mapping[str, ServerMember]
     topics: Mapping[Uuid, ServerTopic]
     unassignable: frozenset[tuple[Uuid, int]] = frozenset()
     group_type: str = CONSUMER_GROUP
+    member_order: tuple[str, ...] | None = None
     _topic_ids_cache: dict[tuple[str, ...], tuple[Uuid, ...]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -192,12 +200,24 @@ class ServerGroupSpec:
         object.__setattr__(self, "members", dict(self.members))
         object.__setattr__(self, "topics", dict(self.topics))
         object.__setattr__(self, "unassignable", frozenset(self.unassignable))
+        if self.member_order is not None:
+            order = tuple(self.member_order)
+            if len(order) != len(self.members) or set(order) != self.members.keys():
+                raise ValueError(
+                    "member_order must list every member once: "
+                    f"{sorted(set(order) ^ self.members.keys())[:5]} differ"
+                    if set(order) != self.members.keys()
+                    else "member_order must list every member once (an id is repeated)"
+                )
+            object.__setattr__(self, "member_order", order)
 
     # -- GroupSpec --------------------------------------------------------------------------
 
     @functools.cached_property
     def _member_order(self) -> tuple[str, ...]:
-        # The coordinator puts members into a new HashMap<String, ...> in ascending id order.
+        # A new HashMap<String, ...> filled in member_order, by default in ascending id order.
+        if self.member_order is not None:
+            return tuple(java_hash_order(self.member_order))
         return tuple(java_sorted_hash_order(self.members))
 
     def member_ids(self) -> tuple[str, ...]:

@@ -2,7 +2,7 @@
 recorded by ``scripts/record_consumer_protocol_capture.py``), decoded, and what the broker showed
 of each group epoch in it.
 
-Used by ``tests/decode/test_kafka41_capture.py`` (decode, reconciliation, the members' own
+Used by ``tests/decode/kip848/test_kafka41_capture.py`` (decode, reconciliation, the members' own
 reports; core env) and ``tests/server/test_kafka41_capture.py`` (the server-assignor plugins
 against the broker's targets; tools env, where those plugins are installed).
 """

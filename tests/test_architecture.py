@@ -399,3 +399,15 @@ def test_the_group_file_reader_loads_the_snapshot_schema_only():
     loaded, names = done.stdout.splitlines()
     assert loaded == "['assignframe.snapshot', 'assignframe.snapshot.schema']"
     assert names == "13"  # every name of its __all__ resolves
+
+
+def test_decode_tests_mirror_its_packages():
+    """decode is split by input and protocol (traffic, classic, kip848, offsets, views); its
+    tests sit in the same places under tests/decode, so a change to one finds its tests."""
+    packages = {p.parent.name for p in (PACKAGE / "decode").glob("*/__init__.py")}
+    tests = ROOT / "tests" / "decode"
+    mirrored = {p.name for p in tests.iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
+    assert packages == mirrored, (
+        f"decode packages without tests/decode/<package>/test_*.py: {sorted(packages - mirrored)}; "
+        f"test folders without a package: {sorted(mirrored - packages)}"
+    )

@@ -219,3 +219,30 @@ def test_a_streams_task_has_one_spelling_and_one_order():
     assert task_label(("named_sub", 3)) == "named_sub_3"
     with pytest.raises(ValueError, match="not a task label"):
         parse_task_label("0-1")
+
+
+#: Two member ids in one bucket of a 16-bucket ``HashMap`` (spread hash & 15 == 7 for both), and
+#: one elsewhere: ids a real broker gave one group (Kafka 4.3.1, kafka-43 CI run).
+SHARED_BUCKET = ("xIClRT0fRbKTtbnZzvm/IA", "3-f-NHgHQuWjlPoVjqytqw")
+OTHER_BUCKET = "biqbYrXbQi6qWtTF4vpE0w"
+
+
+def test_member_order_decides_between_members_sharing_a_bucket():
+    from assignframe.javaorder import java_string_hash
+
+    assert {(h ^ (h >> 16)) & 15 for h in map(java_string_hash, SHARED_BUCKET)} == {7}
+    members = {m: ServerMember(m, ("t1",)) for m in (*SHARED_BUCKET, OTHER_BUCKET)}
+    # Kafka's assignor tests insert in ascending id order: "3-f..." before "xIC..."
+    assert ServerGroupSpec(members, TOPICS).member_ids() == (OTHER_BUCKET, *SHARED_BUCKET[::-1])
+    # a broker whose member table lists "xIC..." first fills its map in that order
+    table = (SHARED_BUCKET[0], OTHER_BUCKET, SHARED_BUCKET[1])
+    ordered = ServerGroupSpec(members, TOPICS, member_order=table)
+    assert ordered.member_ids() == (OTHER_BUCKET, *SHARED_BUCKET)
+    assert ordered.member_order == table
+
+
+@pytest.mark.parametrize("order", [("a", "b"), ("a", "b", "c", "c"), ("a", "b", "x")])
+def test_member_order_must_name_every_member_once(order):
+    members = {m: ServerMember(m, ("t1",)) for m in ("a", "b", "c")}
+    with pytest.raises(ValueError, match="member_order must list every member once"):
+        ServerGroupSpec(members, TOPICS, member_order=order)

@@ -6,6 +6,8 @@ Each scenario line names its assignor (``uniform``, ``range`` or ``simple``), th
 ``current`` is what the previous round's result became once the coordinator wrote it as a
 record and read it back, listed in Java's iteration order, which is part of the assignor's input.
 A round's topic map is the last one given (a round carries ``topics`` only when it changed).
+A round may carry ``member_order``, the order a real coordinator put its members into
+``GroupSpec`` (:class:`~assignframe.server_assignor.ServerGroupSpec`); without it, ascending ids.
 
 :func:`server_rounds` turns a scenario into :class:`ServerRound` inputs; :func:`chained_rounds`
 feeds them with the assignor's own previous results instead (the coordinator's record round trip
@@ -272,8 +274,21 @@ def server_rounds(scenario: Mapping[str, Any]) -> Iterator[ServerRound]:
                 if t in by_name
             ),
             group_type=group_type,
+            member_order=_member_order(round_.get("member_order"), members, at),
         )
         yield ServerRound(index, str(round_.get("event", "")), spec, dict(names), round_)
+
+
+def _member_order(value: Any, members: Mapping[str, Any], at: str) -> tuple[str, ...] | None:
+    """A round's ``member_order`` (the coordinator's insertion order), checked against its
+    members; absent: None (ascending ids)."""
+    if value is None:
+        return None
+    _expect(
+        isinstance(value, list) and len(value) == len(members) and set(value) == members.keys(),
+        at, "member_order", "expected every member id of the round once",
+    )
+    return tuple(value)
 
 
 def _topics(value: Any, at: str) -> dict[Uuid, ServerTopic]:

@@ -35,6 +35,7 @@ __all__ = [
     "CACHE_ENV",
     "KAFKA_VERSION",
     "Kafka43Oracle",
+    "compiled_java",
     "compiled_oracle",
     "kafka43_classpath",
     "running_kafka43_oracle",
@@ -95,17 +96,26 @@ def compiled_oracle(classpath: list[Path], java: str | None = None) -> Path:
 
     :raises JavaOracleError: javac is missing, failed, or outlasted :data:`COMPILE_TIMEOUT`
     """
-    digest = hashlib.sha256(ORACLE_SOURCE.read_bytes())
+    return compiled_java(ORACLE_SOURCE, classpath, java)
+
+
+def compiled_java(source: Path, classpath: list[Path], java: str | None = None) -> Path:
+    """The directory holding ``source``'s classes (one ``.java`` file), compiled against
+    ``classpath`` now unless cached (by the source's and the jars' identity).
+
+    :raises JavaOracleError: javac is missing, failed, or outlasted :data:`COMPILE_TIMEOUT`
+    """
+    digest = hashlib.sha256(source.read_bytes())
     for jar in classpath:
         digest.update(f"{jar}:{jar.stat().st_size}:{jar.stat().st_mtime_ns}".encode())
     cache = Path(os.environ.get(CACHE_ENV) or Path(tempfile.gettempdir()) / "assignframe-java43")
     target = cache / digest.hexdigest()[:16]
-    if (target / "Kafka43Oracle.class").is_file():
+    if (target / f"{source.stem}.class").is_file():
         return target
     cache.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix="building-", dir=cache))
     command = [_javac(java or find_java()), "-nowarn", "-d", str(building)]
-    command += ["-cp", os.pathsep.join(map(str, classpath)), str(ORACLE_SOURCE)]
+    command += ["-cp", os.pathsep.join(map(str, classpath)), str(source)]
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=COMPILE_TIMEOUT, check=False
@@ -115,7 +125,7 @@ def compiled_oracle(classpath: list[Path], java: str | None = None) -> Path:
         raise JavaOracleError(f"javac did not finish within {COMPILE_TIMEOUT:.0f} s") from None
     if done.returncode != 0:
         shutil.rmtree(building, ignore_errors=True)
-        raise JavaOracleError(f"javac failed on {ORACLE_SOURCE.name}:\n{done.stderr[-4000:]}")
+        raise JavaOracleError(f"javac failed on {source.name}:\n{done.stderr[-4000:]}")
     with contextlib.suppress(OSError):  # another process may have finished the same build first
         building.rename(target)
     shutil.rmtree(building, ignore_errors=True)

@@ -17,7 +17,8 @@ from typing import Any
 
 from assignframe.testing.paths import shared_path
 
-__all__ = ["JvmMember", "clients43", "describe", "start_runner", "wait_until"]
+__all__ = ["JvmMember", "clients43", "describe", "start_runner", "start_stateful_streams",
+           "wait_until"]
 
 
 def clients43() -> Path:
@@ -116,6 +117,31 @@ def start_runner(script: str, args: tuple[str, ...], log: Path,
             ["sh", str(clients43() / script), *args], stdout=subprocess.PIPE, stderr=stderr,
             text=True, env={**os.environ, "CLIENTS43_POLL_SECONDS": "600",
                             "CLIENTS43_LOG_LEVEL": "warn", **(env or {})})
+    return JvmMember(process, log)
+
+
+#: The project's own Streams runner with state (tests/kafka43/java), for standby tasks.
+STATEFUL_SOURCE = Path(__file__).with_name("java") / "StatefulStreamsRunner.java"
+
+
+def start_stateful_streams(bootstrap: str, app: str, topic: str, client: str, standbys: int,
+                           log: Path) -> JvmMember:
+    """A Kafka Streams 4.3.1 member whose sub-topology counts into an in-memory store (so the
+    broker gives standby tasks), compiled at first use against clients-4.3's jars; the group
+    config ``streams.num.standby.replicas`` set to ``standbys`` first."""
+    from assignframe.testing.java43_oracle import compiled_java
+    from assignframe.testing.java_oracle import find_java
+
+    runners_jar = clients43() / "lib" / "clients43-runners.jar"  # its manifest lists the rest
+    java = find_java()
+    classes = compiled_java(STATEFUL_SOURCE, [runners_jar], java)
+    command = [java, "-Xms32m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+               "-Dclients43.log.level=warn",
+               f"-Dlog4j2.configurationFile={clients43() / 'log4j2.properties'}",
+               "-cp", os.pathsep.join([str(classes), str(runners_jar)]),
+               "StatefulStreamsRunner", bootstrap, app, topic, client, str(standbys)]
+    with open(log, "wb") as stderr:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, text=True)
     return JvmMember(process, log)
 
 

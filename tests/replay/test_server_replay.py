@@ -125,3 +125,18 @@ def test_contract_violations_name_member_topic_and_count():
         "1 partition(s) of a assigned to nobody",
         "1 partition(s) of a assigned more than once",
     )
+
+
+def test_a_rounds_member_order_is_the_coordinators_insertion_order():
+    members = {m: {"topics": ["a"], "current": []} for m in ("m", "n")}
+    (round_,) = server_rounds(scenario(members=members, member_order=["n", "m"]))
+    assert round_.spec.member_order == ("n", "m")
+    (default,) = server_rounds(scenario(members=members))
+    assert default.spec.member_order is None
+
+
+@pytest.mark.parametrize("order", [["m"], ["m", "m"], ["m", "x"], "m,n"])
+def test_a_member_order_that_is_not_the_rounds_members_is_named(order):
+    members = {m: {"topics": ["a"], "current": []} for m in ("m", "n")}
+    with pytest.raises(ScenarioError, match=r"s: rounds\[0\].*member_order.*every member id"):
+        list(server_rounds(scenario(members=members, member_order=order)))

@@ -8,7 +8,7 @@ target as ``current`` (what the coordinator hands its assignor), the broker's ta
 ``result``. ``server:uniform`` / ``server:range`` must give every one of them, fed the broker's
 previous targets and, chained, their own previous results alone. Needs the server-assignor
 distributions installed (tox env ``tools``); the decoding itself is checked in
-``tests/decode/test_kafka41_capture.py``.
+``tests/decode/kip848/test_kafka41_capture.py``.
 """
 
 from __future__ import annotations

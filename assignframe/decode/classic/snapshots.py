@@ -15,17 +15,18 @@ __all__ = ["group_snapshot", "member_info"]
 def group_snapshot(snapshot: Snapshot) -> GroupSnapshot:
     """The typed snapshot of one captured generation (members that sent nothing readable
     count as subscribing to nothing, with a note)."""
-    members = [
-        CapturedMember(
+    members = []
+    for member_id, member in snapshot.members.items():
+        subscription, assignment = member.subscription, member.effective_assignment
+        members.append(CapturedMember(
             member_id,
             member.group_instance_id,
-            MemberWire(member.subscription_bytes, member.effective_assignment_bytes),
+            MemberWire(None if subscription is None else subscription.raw,
+                       None if assignment is None else assignment.raw),
             member_info(member),
-            member.subscription_decoded,
-            member.effective_assignment_decoded,
-        )
-        for member_id, member in snapshot.members.items()
-    ]
+            None if subscription is None else subscription.decoded,
+            None if assignment is None else assignment.decoded,
+        ))
     return snapshot_from_wire(
         snapshot.group_id,
         snapshot.generation,

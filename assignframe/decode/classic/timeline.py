@@ -17,7 +17,7 @@ import assignframe_codec as codec
 
 from ...snapshot import GroupSnapshot
 from ..traffic.messages import Message
-from .embedded import read_assignment_typed, read_subscription_typed
+from .embedded import Payload, assignment_payload, foreign_payload, subscription_payload
 
 __all__ = ["GroupTimeline", "MemberRound", "Snapshot", "TimelineBuilder"]
 
@@ -25,7 +25,8 @@ __all__ = ["GroupTimeline", "MemberRound", "Snapshot", "TimelineBuilder"]
 
 @dataclass
 class MemberRound:
-    """One member in one generation."""
+    """One member in one generation. Each payload is held once (:class:`~.embedded.Payload`:
+    its bytes, what they decode to, and its JSON view made from those)."""
 
     member_id: str
     group_instance_id: str | None = None
@@ -33,36 +34,15 @@ class MemberRound:
     client_software: str | None = None
     connection: str | None = None
     protocols: list[str] = field(default_factory=list)
-    subscription: dict[str, Any] | None = None
+    subscription: Payload | None = None
     subscription_source: str | None = None
-    assignment: dict[str, Any] | None = None  # what the leader sent for this member
-    received: dict[str, Any] | None = None  # what the member got back in its SyncGroup response
-    # The bytes behind the three views above, as captured (the typed snapshot reads these).
-    subscription_bytes: bytes | None = None
-    assignment_bytes: bytes | None = None
-    received_bytes: bytes | None = None
-    # ``subscription_bytes`` decoded, once (None: none seen, or they do not decode).
-    subscription_decoded: Any = field(default=None, repr=False, compare=False)
-    # ``assignment_bytes`` and ``received_bytes`` decoded, once (None: none seen, empty, or they
-    # do not decode).
-    assignment_decoded: Any = field(default=None, repr=False, compare=False)
-    received_decoded: Any = field(default=None, repr=False, compare=False)
+    assignment: Payload | None = None  # what the leader sent for this member
+    received: Payload | None = None  # what the member got back in its SyncGroup response
 
     @property
-    def effective_assignment(self) -> dict[str, Any] | None:
+    def effective_assignment(self) -> Payload | None:
+        """The leader's assignment for the member, else what the member received."""
         return self.assignment if self.assignment is not None else self.received
-
-    @property
-    def effective_assignment_bytes(self) -> bytes | None:
-        """The bytes of :attr:`effective_assignment` (None when no assignment was seen)."""
-        if self.assignment is not None:
-            return self.assignment_bytes
-        return self.received_bytes if self.received is not None else None
-
-    @property
-    def effective_assignment_decoded(self) -> Any:
-        """:attr:`effective_assignment_bytes` decoded (None: not seen, empty or undecodable)."""
-        return self.assignment_decoded if self.assignment is not None else self.received_decoded
 
 
 @dataclass
@@ -211,16 +191,11 @@ class TimelineBuilder:
         self, snapshot: Snapshot, member: MemberRound, metadata: bytes | None, source: str
     ) -> None:
         if snapshot.protocol_type not in (None, "consumer"):
-            member.subscription = {
-                "hex": None if metadata is None else metadata.hex(),
-                "error": f"protocol type {snapshot.protocol_type!r} is not ConsumerProtocol",
-            }
-            member.subscription_decoded = None
+            member.subscription = foreign_payload(metadata, snapshot.protocol_type)
         else:
-            member.subscription, member.subscription_decoded = read_subscription_typed(
+            member.subscription = subscription_payload(
                 metadata, snapshot.protocol, member.member_id
             )
-        member.subscription_bytes = None if metadata is None else bytes(metadata)
         member.subscription_source = source
 
     def _on_syncgroup_request(self, message: Message) -> None:
@@ -233,8 +208,7 @@ class TimelineBuilder:
         snapshot.leader = snapshot.leader or fields["member_id"]
         for sent in fields["assignments"]:
             member = snapshot.member(sent["member_id"])
-            member.assignment, member.assignment_decoded = read_assignment_typed(sent["assignment"])
-            member.assignment_bytes = _bytes_or_none(sent["assignment"])
+            member.assignment = assignment_payload(sent["assignment"])
 
     def _on_syncgroup_response(self, request: Message, response: Message) -> None:
         asked, fields, frame = request.fields, response.fields, response.frame
@@ -246,8 +220,7 @@ class TimelineBuilder:
             return
         snapshot = self._snapshot(asked["group_id"], asked["generation_id"], frame.timestamp)
         member = snapshot.member(asked["member_id"])
-        member.received, member.received_decoded = read_assignment_typed(fields["assignment"])
-        member.received_bytes = _bytes_or_none(fields["assignment"])
+        member.received = assignment_payload(fields["assignment"])
         snapshot.synced_at = frame.timestamp
         self._round(
             snapshot,
@@ -310,10 +283,6 @@ class TimelineBuilder:
                 orphan.notes.append("no successful JoinGroup captured for this group")
                 by_group[group_id] = [orphan]
         return [GroupTimeline(group_id, snapshots) for group_id, snapshots in by_group.items()]
-
-
-def _bytes_or_none(data: Any) -> bytes | None:
-    return None if data is None else bytes(data)
 
 
 def _client_side(message: Message) -> str:

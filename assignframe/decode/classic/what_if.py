@@ -25,6 +25,7 @@ from ...model import GroupSubscription, Member
 from ...plugins.manager import PluginManager, get_plugin_manager
 from ...rebalance.preferences import member_preferences
 from ...strategy import Strategy
+from .embedded import Payload
 from .snapshots import group_snapshot
 from .timeline import Snapshot
 
@@ -86,8 +87,13 @@ def replay_snapshot(
         for member_id in snapshot.members
     }
     captured = {
-        member_id: sorted(map(tuple, (member.effective_assignment or {}).get("partitions") or ()))
+        member_id: sorted(map(tuple, _partitions(member.effective_assignment)))
         for member_id, member in snapshot.members.items()
     }
     same = all(sorted(map(tuple, replayed[m])) == captured[m] for m in snapshot.members)
     return {**result, "assignments": replayed, "same_as_captured": same, "warnings": warnings}
+
+
+def _partitions(payload: Payload | None) -> list[list[Any]]:
+    """The partitions an assignment shows ([] when none was captured or it does not decode)."""
+    return (payload.view.get("partitions") or []) if payload is not None else []

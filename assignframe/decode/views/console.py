@@ -69,7 +69,7 @@ def _user_data(subscription: dict[str, Any]) -> str:
 
 
 def _member_row(member: MemberRound, leader: str | None) -> list[str]:
-    sub = member.subscription or {}
+    sub = member.subscription.view if member.subscription is not None else {}
     name = member.member_id + (" [bold](leader)[/]" if member.member_id == leader else "")
     client = " ".join(
         x
@@ -94,16 +94,17 @@ def _member_row(member: MemberRound, leader: str | None) -> list[str]:
 
 
 def _assignment_cell(member: MemberRound) -> str:
-    assignment = member.effective_assignment
-    if assignment is None:
+    payload = member.effective_assignment
+    if payload is None:
         return "[yellow]assigned: not captured[/]"
+    assignment = payload.view
     if assignment.get("error"):
         return f"[red]assignment {assignment['error']}[/]"
     text = f"[green]assigned: {_partitions(assignment.get('partitions'))}[/]"
     if (
         member.received is not None
         and member.assignment is not None
-        and member.received.get("hex") != member.assignment.get("hex")
+        and member.received.raw != member.assignment.raw
     ):
         text += " [red](member received different bytes)[/]"
     return text

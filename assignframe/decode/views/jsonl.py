@@ -38,7 +38,7 @@ def _member_extras(member: MemberRound) -> dict[str, Any]:
     strategy's view of its user data."""
     subscription = {
         k: v
-        for k, v in (member.subscription or {}).items()
+        for k, v in (member.subscription.view if member.subscription is not None else {}).items()
         if k in ("user_data_decoded", "user_data_error", "error")
     }
     if member.subscription_source:
@@ -48,7 +48,7 @@ def _member_extras(member: MemberRound) -> dict[str, Any]:
         "assignment_source": "leader" if member.assignment is not None else (
             "member" if member.received is not None else None
         ),
-        "received_assignment": member.received,
+        "received_assignment": member.received.view if member.received is not None else None,
     }
 
 

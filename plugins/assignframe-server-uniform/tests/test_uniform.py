@@ -73,3 +73,16 @@ def test_deterministic_and_picklable():
 
 def test_no_existing_topic_gives_an_empty_assignment():
     assert UniformAssignor().assign(group({"a": ("gone",), "b": ("gone",)})).members == {}
+
+
+def test_a_tie_goes_to_the_member_first_in_the_coordinators_map():
+    """Two members (ids in one HashMap bucket) share t0's 5 partitions, a third takes t1: the
+    heterogeneous builder gives the odd partition to the member its map iterates first, which
+    for ids sharing a bucket is the one the coordinator inserted first (``member_order``)."""
+    first, second = "xIClRT0fRbKTtbnZzvm/IA", "3-f-NHgHQuWjlPoVjqytqw"  # both in bucket 7
+    members = {first: ("t0",), second: ("t0",), "other": ("t1",)}
+    spec = group(members)
+    assert len(UniformAssignor().assign(spec).partitions_of(second)) == 3  # ascending ids
+    table = ServerGroupSpec(spec.members, TOPICS, member_order=(first, "other", second))
+    result = UniformAssignor().assign(table)
+    assert [len(result.partitions_of(m)) for m in (first, second)] == [3, 2]

@@ -10,7 +10,7 @@ import pytest
 from assignframe.decode import decode_capture
 from assignframe.decode.classic import analysis, snapshots
 
-from .conftest import ALL_CAPTURES, CAPTURES
+from ..conftest import ALL_CAPTURES, CAPTURES
 
 
 def _count_decodes(name, monkeypatch, decoder):
@@ -54,3 +54,31 @@ def test_the_typed_snapshot_decodes_no_assignment_again(name, monkeypatch):
     held = [tp for s in typed for a in s.current.assignments.values() for tp in a.partitions]
     assert held and calls["timeline"], (name, calls)
     assert calls["typed"] == 0, (name, calls)
+
+
+@pytest.mark.parametrize("name", ALL_CAPTURES)
+def test_each_payload_is_held_once_and_its_view_is_made_from_it(name):
+    """A member's subscription, leader-sent and received assignments are one object each: the
+    captured bytes and what they decode to; the JSON view shows those bytes and is not a second
+    copy kept beside them (issue 33: the dict twin)."""
+    from dataclasses import fields
+
+    from assignframe.decode.classic.embedded import Payload
+    from assignframe.decode.classic.timeline import MemberRound
+
+    assert {f.name for f in fields(MemberRound)} >= {"subscription", "assignment", "received"}
+    assert not [f.name for f in fields(MemberRound) if f.name.endswith(("_bytes", "_decoded"))]
+    seen = 0
+    for timeline in decode_capture(CAPTURES / name).timelines:
+        for generation in timeline.snapshots:
+            for member in generation.members.values():
+                for payload in (member.subscription, member.assignment, member.received):
+                    if payload is None:
+                        continue
+                    assert isinstance(payload, Payload)
+                    assert payload.view["hex"] == (None if payload.raw is None
+                                                   else payload.raw.hex())
+                    assert (payload.decoded is None) == (payload.error is not None
+                                                         or not payload.raw)
+                    seen += 1
+    assert seen

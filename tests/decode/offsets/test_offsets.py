@@ -11,7 +11,7 @@ from assignframe.decode import Problems, decode_offsets_record
 from assignframe.decode.offsets.records import read_offsets_file
 from assignframe.kafka_python.offsets import consume_offsets
 
-from .conftest import golden_lines
+from ..conftest import golden_lines
 
 KEYS = {"OffsetCommitKey": "offset_commit", "GroupMetadataKey": "group_metadata"}
 VALUES = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import (
+from ..conftest import (
     ALL_CAPTURES,
     KAFKA_PYTHON_CAPTURES,
     assigned,

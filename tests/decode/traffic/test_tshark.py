@@ -17,7 +17,7 @@ import pytest
 
 from assignframe.decode import Problems, iter_messages
 
-from .conftest import ALL_CAPTURES, CAPTURES
+from ..conftest import ALL_CAPTURES, CAPTURES
 
 FIELDS = (
     "frame.number",

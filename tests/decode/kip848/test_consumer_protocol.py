@@ -20,7 +20,7 @@ from assignframe.decode.kip848.timeline import build_consumer_timelines
 from assignframe.decode.problems import Problems
 
 HERE = Path(__file__).parent
-CAPTURES = HERE.parent.parent / "assignframe" / "data" / "captures"
+CAPTURES = HERE.parents[2] / "assignframe" / "data" / "captures"
 SAMPLE = CAPTURES / "kafka_group_consumer_protocol.pcap"
 CALLBACKS = HERE / "kafka_group_consumer_protocol.callbacks.json"
 

@@ -19,7 +19,7 @@ from assignframe.decode.offsets.records import decode_offsets_record, read_offse
 from assignframe.decode.problems import Problems
 from assignframe.model import MemberAssignment, TopicPartition
 
-from .conftest import GOLDEN
+from ..conftest import GOLDEN
 
 GOLDEN_KIP848 = GOLDEN / "kip848"
 TOPIC_ID = "HDr5R0_tTDOur8tt93uqdw"

@@ -12,7 +12,7 @@ from assignframe.decode import SNAPSHOT_SCHEMA, decode_capture, snapshot_dicts
 from assignframe.decode.views.console import render_timelines
 from assignframe.plugins import isolated_plugin_manager
 
-from .conftest import CAPTURES
+from ..conftest import CAPTURES
 
 SNAPSHOT_KEYS = {
     "schema",

@@ -14,9 +14,9 @@ from assignframe.decode.offsets.records import read_offsets_file
 from assignframe.decode.problems import Problems
 from assignframe.decode.traffic.messages import read_message
 
-from .conftest import GOLDEN
+from ..conftest import GOLDEN
+from ..traffic.test_robustness import _mutate
 from .test_consumer_protocol import SAMPLE
-from .test_robustness import _mutate
 
 
 def _flip(data: bytes, rng: random.Random) -> bytes:

@@ -25,7 +25,7 @@ from kafka41_capture import (
 from assignframe.decode import Problems, iter_messages
 from assignframe.decode.kip848.timeline import build_consumer_timelines
 
-from . import test_tshark
+from ..traffic import test_tshark
 
 GROUPS = [g["group_id"] for g in expected()["groups"]]
 

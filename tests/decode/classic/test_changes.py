@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from assignframe.classic import wire
 from assignframe.decode.classic.analysis import analyse
+from assignframe.decode.classic.embedded import assignment_payload, subscription_payload
 from assignframe.decode.classic.timeline import GroupTimeline, MemberRound, Snapshot
 from assignframe.metrics import movement
 from assignframe.model import MemberAssignment, SubscriptionMetadata, TopicPartition
@@ -14,10 +15,9 @@ def _member(member_id: str, partitions: list[tuple[str, int]]) -> MemberRound:
     assignment = MemberAssignment(tuple(TopicPartition(t, p) for t, p in partitions))
     return MemberRound(
         member_id,
-        subscription={"topics": ["t"]},
-        subscription_bytes=wire.encode_subscription_metadata(SubscriptionMetadata(("t",))),
-        assignment={"partitions": [list(tp) for tp in partitions]},
-        assignment_bytes=wire.encode_member_assignment(assignment),
+        subscription=subscription_payload(
+            wire.encode_subscription_metadata(SubscriptionMetadata(("t",))), "range", member_id),
+        assignment=assignment_payload(wire.encode_member_assignment(assignment)),
     )
 
 

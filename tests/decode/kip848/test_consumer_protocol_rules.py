@@ -233,7 +233,7 @@ def test_the_shipped_capture_has_no_impossible_step() -> None:
     from assignframe.decode.capture import CaptureOptions, iter_messages
     from assignframe.decode.problems import Problems
 
-    capture = Path(__file__).parents[2] / "assignframe/data/captures"
+    capture = Path(__file__).parents[3] / "assignframe/data/captures"
     problems = Problems()
     messages = iter_messages(str(capture / "kafka_group_consumer_protocol.pcap"), problems,
                              CaptureOptions())

@@ -13,7 +13,7 @@ from assignframe.cli import main
 from assignframe.decode import Problems, decode_capture, snapshot_dicts
 from assignframe.decode.capture import CaptureOptions
 
-from .conftest import ALL_CAPTURES, CAPTURES
+from ..conftest import ALL_CAPTURES, CAPTURES
 from .synth import Chunk, tcp_chunks, write_capture
 
 
