@@ -41,7 +41,7 @@ def assign_homogeneous(group: ServerGroupSpec) -> Assignment:
     minimum, remaining = divmod(sum(counts), len(members))
     group_members = group.members
     if not any(map(_current_of, group_members.values())):
-        return _fresh(members, minimum, remaining, list(zip(topics, counts, strict=True)))
+        return _fresh(members, minimum, remaining, topics, counts)
     unassigned = _unheld_partitions(group, topics, counts)
     subscribed = set(topics)
     currents = list(map(_current_of, map(group_members.__getitem__, members)))
@@ -76,7 +76,8 @@ def _fresh(
     members: tuple[str, ...],
     minimum: int,
     remaining: int,
-    everything: list[tuple[Uuid, int]],
+    topics: list[Uuid],
+    counts: list[int],
 ) -> Assignment:
     """Nobody holds anything: what the loop above gives, without walking empty assignments.
 
@@ -84,7 +85,8 @@ def _fresh(
     extras, so the last ``remaining`` members in Java's order get ``minimum + 1``.
     """
     first_extra = len(members) - remaining
-    if any(count == 0 for _, count in everything):  # rare: keep the general hand-out
+    everything = list(zip(topics, counts, strict=True))
+    if 0 in counts:  # rare: keep the general hand-out
         unfilled = [
             (member_id, minimum + 1 if index >= first_extra else minimum)
             for index, member_id in enumerate(members)
@@ -93,17 +95,14 @@ def _fresh(
         fallback: Assignment = {member_id: {} for member_id in members}
         _hand_out(unfilled, [(t, _partition_range(0, n)) for t, n in everything], fallback)
         return fallback
-    if not remaining and all(count % minimum == 0 for _, count in everything):
+    if not remaining and not any(map(operator.mod, counts, itertools.repeat(minimum))):
         # One quota that tiles every topic (as 100 partitions do for 10 each): member i takes
         # the i-th run of the partitions, topic after topic, from C-level iterators (a dict
         # display per member: cheaper than a dict.fromkeys call).
-        per_topic = [count // minimum for _, count in everything]
-        keys = itertools.chain.from_iterable(
-            map(itertools.repeat, [t for t, _ in everything], per_topic)
-        )
-        runs = itertools.chain.from_iterable(
-            map(_runs, itertools.repeat(0), itertools.repeat(minimum), per_topic)
-        )
+        per_topic = list(map(operator.floordiv, counts, itertools.repeat(minimum)))
+        keys = itertools.chain.from_iterable(map(itertools.repeat, topics, per_topic))
+        runs_of = {n: _runs(0, minimum, n) for n in set(per_topic)}  # topics alike share them
+        runs = itertools.chain.from_iterable(map(runs_of.__getitem__, per_topic))
         maps = [{t: run} for t, run in zip(keys, runs, strict=True)]
         return dict(zip(members, maps, strict=True))
     # The members take consecutive runs of the partitions, topic after topic: members of one
