@@ -136,7 +136,7 @@ def _names_in_set_order(topics: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(hash_set_copy_order(topics, java_string_hash))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ServerMember:
     """One member as ``GroupSpec`` shows it (``MemberSubscriptionAndAssignmentImpl``).
 
