@@ -25,6 +25,7 @@ __all__ = [
     "RebalanceProtocol",
     "SubscriptionMetadata",
     "TopicPartition",
+    "partition_pairs",
     "partitions_from_pairs",
 ]
 
@@ -66,6 +67,12 @@ def partitions_from_pairs(pairs: Iterable[Any]) -> tuple[TopicPartition, ...]:
     if type(pairs) is tuple and countOf(map(type, pairs), TopicPartition) == len(pairs):
         return pairs
     return tuple(p if isinstance(p, TopicPartition) else TopicPartition(p[0], p[1]) for p in pairs)
+
+
+def partition_pairs(partitions: Iterable[TopicPartition]) -> list[list[Any]]:
+    """The JSON form of partitions, ``[[topic, partition], ...]`` in their order (what
+    :func:`partitions_from_pairs` reads back)."""
+    return [[tp.topic, tp.partition] for tp in partitions]
 
 
 def _set_partitions(owner: object, name: str) -> None:

@@ -35,6 +35,7 @@ members' assignments after the last step (from their callbacks, equal to the bro
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shutil
 import signal
@@ -43,6 +44,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -260,18 +262,35 @@ def run_group(bootstrap: str, admin: Any, assignor: str, workdir: Path) -> dict[
     }
 
 
-def topic_ids(admin: Any) -> dict[str, dict[str, Any]]:
+def topic_ids(admin: Any, topics: dict[str, int] = TOPICS) -> dict[str, dict[str, Any]]:
+    """topic -> its id (as DescribeTopics reported it) and partition count (``topics``)."""
     from confluent_kafka import TopicCollection
 
     from assignframe.javaorder import Uuid
 
-    futures = admin.describe_topics(TopicCollection(list(TOPICS)), request_timeout=10)
+    futures = admin.describe_topics(TopicCollection(list(topics)), request_timeout=10)
     out = {}
     for name, future in futures.items():
         i = future.result().topic_id
         out[name] = {"id": str(Uuid(i.get_most_significant_bits(), i.get_least_significant_bits())),
-                     "partitions": TOPICS[name]}
+                     "partitions": topics[name]}
     return out
+
+
+@contextlib.contextmanager
+def dumpcap(port: int, pcap: Path, pcapng: bool = True) -> Iterator[None]:
+    """``tcp port PORT`` on loopback into ``pcap`` while the block runs (dumpcap, root); pcapng,
+    or the smaller libpcap format when not ``pcapng``."""
+    process = subprocess.Popen(["dumpcap", "-q", "-i", "lo", "-f", f"tcp port {port}",
+                                *([] if pcapng else ["-P"]), "-w", str(pcap)],
+                               stderr=subprocess.PIPE)
+    try:
+        time.sleep(3)  # dumpcap opens the interface before it sees packets
+        yield
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(30)
+    pcap.chmod(0o644)
 
 
 def record(pcap: Path, assignors: list[str]) -> dict[str, Any]:
@@ -285,32 +304,27 @@ def record(pcap: Path, assignors: list[str]) -> dict[str, Any]:
     port = node.start()
     bootstrap = f"127.0.0.1:{port}"
     print(f"record: Kafka 4.1 at {bootstrap} (log {node.log_path})", flush=True)
-    dumpcap = subprocess.Popen(["dumpcap", "-q", "-i", "lo", "-f", f"tcp port {port}",
-                                "-w", str(pcap)], stderr=subprocess.PIPE)
     try:
-        time.sleep(3)  # dumpcap opens the interface before it sees packets
-        admin = AdminClient({"bootstrap.servers": bootstrap, "client.id": "recorder-admin"})
-        for future in admin.create_topics(
-            [NewTopic(t, n, 1) for t, n in TOPICS.items()], request_timeout=30
-        ).values():
-            future.result()
-        producer = Producer({"bootstrap.servers": bootstrap, "client.id": "recorder-producer"})
-        for topic, count in TOPICS.items():
-            for partition in range(count):
-                for index in range(RECORDS_PER_PARTITION):
-                    producer.produce(topic, f"{topic}-{partition}-{index}".encode(),
-                                     partition=partition)
-        if producer.flush(30):
-            raise SystemExit("record: records not delivered within 30 s")
-        topics = topic_ids(admin)
-        groups = [run_group(bootstrap, admin, assignor, workdir) for assignor in assignors]
-        del admin, producer  # their connections close before the broker stops
-        time.sleep(2)
+        with dumpcap(port, pcap):
+            admin = AdminClient({"bootstrap.servers": bootstrap, "client.id": "recorder-admin"})
+            for future in admin.create_topics(
+                [NewTopic(t, n, 1) for t, n in TOPICS.items()], request_timeout=30
+            ).values():
+                future.result()
+            producer = Producer({"bootstrap.servers": bootstrap, "client.id": "recorder-producer"})
+            for topic, count in TOPICS.items():
+                for partition in range(count):
+                    for index in range(RECORDS_PER_PARTITION):
+                        producer.produce(topic, f"{topic}-{partition}-{index}".encode(),
+                                         partition=partition)
+            if producer.flush(30):
+                raise SystemExit("record: records not delivered within 30 s")
+            topics = topic_ids(admin)
+            groups = [run_group(bootstrap, admin, assignor, workdir) for assignor in assignors]
+            del admin, producer  # their connections close before the broker stops
+            time.sleep(2)
     finally:
-        dumpcap.send_signal(signal.SIGTERM)
-        dumpcap.wait(30)
         node.stop()
-    pcap.chmod(0o644)
     shutil.rmtree(workdir)  # the node's data and logs, and the Java members' logs (kept on failure)
     return {
         "source": "scripts/record_consumer_protocol_capture.py",

@@ -300,7 +300,7 @@ SHARED_NAMES = {
     "assign", "decode_user_data", "on_assignment", "subscription_metadata",
     "register", "run", "main", "assignors",
     # not yet one name per idea
-    "BATCH", "COLUMNS", "Broker", "GroupState", "StreamsMember", "disagreement", "find_java",
+    "BATCH", "Broker", "disagreement", "find_java",
     "group_detail", "group_snapshot", "scenarios",
 }
 

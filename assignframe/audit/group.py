@@ -9,7 +9,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import GroupAssignment
+from ..kip848.timing import GroupTiming
+from ..model import GroupAssignment, partition_pairs
 from ..snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
 from .clients import GroupClients, identify_clients
 from .migration import SERVER_STRATEGIES, coordinator_assignor, migration_section
@@ -37,9 +38,16 @@ class ChunkResult:
 
 
 def audit_group(
-    input_row: int, raw: Mapping[str, Any] | str, context: AuditContext, detail: bool = False
+    input_row: int,
+    raw: Mapping[str, Any] | str,
+    context: AuditContext,
+    detail: bool = False,
+    timing: GroupTiming | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Rows for one snapshot (and, when asked, the detail the report draws).
+
+    :param timing: the heartbeat interval and session timeout a classic group's migration
+        prediction assumes (the live reader's, read from the broker); None: Kafka's defaults
 
     :raises MalformedSnapshot: the row is not a readable snapshot
     """
@@ -49,7 +57,7 @@ def audit_group(
     with quiet_strategy_logs(context.strategy_loggers):
         clients = identify_clients(snapshot, context.pm, context.instance)
         outcomes = replay_strategies(snapshot, names, context)
-        migration = migration_section(snapshot, context.pm, clients)
+        migration = migration_section(snapshot, context.pm, clients, timing)
     recommendation = _recommendation(snapshot, current, outcomes, clients)
     rows = group_rows(input_row, snapshot, current, outcomes, recommendation, migration, clients)
     if not detail:
@@ -121,11 +129,8 @@ def audit_chunk(chunk: Iterable[tuple[int, Any]], context: AuditContext) -> Chun
     return result
 
 
-def _pairs(assignment: GroupAssignment) -> dict[str, list[list[Any]]]:
-    return {
-        m: [[tp.topic, tp.partition] for tp in a.partitions]
-        for m, a in assignment.assignments.items()
-    }
+def _assignment_pairs(assignment: GroupAssignment) -> dict[str, list[list[Any]]]:
+    return {m: partition_pairs(a.partitions) for m, a in assignment.assignments.items()}
 
 
 def _partitions(snapshot: GroupSnapshot) -> list[list[Any]]:
@@ -152,7 +157,7 @@ def group_detail(
         "assignor": _assignor(snapshot),
         "attention": [a for a in (first_row.get("attention") or "").split(",") if a],
         "clients": _clients(clients),
-        "target": None if snapshot.target is None else _pairs(snapshot.target),
+        "target": None if snapshot.target is None else _assignment_pairs(snapshot.target),
         "reconciling": list(snapshot.reconciling()),
         "migration": migration,
         "input_row": first_row.get("input_row"),
@@ -160,11 +165,11 @@ def group_detail(
         "notes": list(snapshot.notes),
         "members": list(snapshot.members),
         "partitions": _partitions(snapshot),
-        "current": {"assignment": _pairs(snapshot.current), "metrics": current},
+        "current": {"assignment": _assignment_pairs(snapshot.current), "metrics": current},
         "strategies": [
             {
                 "strategy": o.strategy,
-                "assignment": _pairs(o.assignment) if o.assignment is not None else None,
+                "assignment": _assignment_pairs(o.assignment) if o.assignment is not None else None,
                 "metrics": o.metrics,
                 "error": o.error,
                 "note": o.note,
@@ -229,8 +234,8 @@ def snapshot_view(raw: GroupSnapshot | Mapping[str, Any], source: str = "") -> d
         "leader": snapshot.leader,
         "members": list(snapshot.members),
         "member_names": {m: snapshot.info(m).client_id for m in snapshot.members},
-        "assignment": _pairs(snapshot.current),
-        "target": None if snapshot.target is None else _pairs(snapshot.target),
+        "assignment": _assignment_pairs(snapshot.current),
+        "target": None if snapshot.target is None else _assignment_pairs(snapshot.target),
         "reconciling": list(snapshot.reconciling()),
         "metrics": current,
         "problems": [current["problems"]] if current["problems"] else [],

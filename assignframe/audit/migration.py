@@ -11,7 +11,9 @@
   partitions moved, whether the result is valid, and the longest time a partition would have no
   owner while the converted group's members reconcile toward the target heartbeat by heartbeat
   by Kafka's rules (each keeping its Assignment, at the generation as epoch; Java clients
-  heartbeating every ``group.consumer.heartbeat.interval.ms``, the broker's default 5 s:
+  heartbeating every ``group.consumer.heartbeat.interval.ms``: the broker's default 5 s, or what
+  the live reader read of the group's and the broker's configs, a
+  :class:`~assignframe.kip848.timing.GroupTiming` the section names with its source:
   :func:`~assignframe.kip848.group.predict_handover`). For a refused group the
   prediction is what would happen once the causes are fixed, and is marked so (``hypothetical``).
 
@@ -38,6 +40,7 @@ from ..kip848.group import (
     target_from_spec,
     upgrade_refusal,
 )
+from ..kip848.timing import GroupTiming
 from ..metrics import metrics_record, ownership_changes
 from ..model import GroupAssignment, GroupSubscription, Member, MemberAssignment
 from ..plugins.manager import PluginManager
@@ -103,14 +106,24 @@ def _server_target(
 
 
 def migration_section(
-    snapshot: GroupSnapshot, pm: PluginManager, clients: GroupClients | None = None
+    snapshot: GroupSnapshot,
+    pm: PluginManager,
+    clients: GroupClients | None = None,
+    timing: GroupTiming | None = None,
 ) -> dict[str, Any] | None:
-    """The classic group's migration verdict and prediction (None for a consumer group)."""
+    """The classic group's migration verdict and prediction (None for a consumer group).
+
+    :param timing: the heartbeat interval and session timeout the converted group would run
+        with (the live reader's, from the broker); None: Kafka's defaults, unsaid (the offline
+        audit's results stay as they were)
+    """
     if snapshot.group_type != "classic":
         return None
     reasons = _refusals(snapshot, clients)
     refused = bool(reasons)
-    return {
+    behaviour = JAVA_CLIENT if timing is None else dataclasses.replace(
+        JAVA_CLIENT, heartbeat_interval_ms=timing.heartbeat_interval_ms)
+    section: dict[str, Any] = {
         "current_strategy": snapshot.protocol,
         "verdict": "refused" if refused else "allowed",
         "upgrade_refused": refused,
@@ -118,8 +131,11 @@ def migration_section(
         "refused_for": sorted({kind for kind, _ in reasons}),
         "unknown_clients": clients.unidentified() if clients else [],
         "server_assignor": server_name(choose_server_assignor([])),
-        "predicted": _predictions(snapshot, pm, refused),
+        "predicted": _predictions(snapshot, pm, refused, behaviour),
     }
+    if timing is not None:
+        section["timing"] = timing.as_dict()
+    return section
 
 
 def _refusals(snapshot: GroupSnapshot, clients: GroupClients | None) -> list[tuple[str, str]]:
@@ -154,7 +170,7 @@ def _converted(snapshot: GroupSnapshot) -> GroupSnapshot:
 
 
 def _predictions(
-    snapshot: GroupSnapshot, pm: PluginManager, hypothetical: bool
+    snapshot: GroupSnapshot, pm: PluginManager, hypothetical: bool, behaviour: ClientBehaviour
 ) -> list[dict[str, Any]]:
     """:func:`_predict` for each default assignor; what does not depend on the assignor (the
     converted group and its leader's view) is built once per group."""
@@ -172,7 +188,7 @@ def _predictions(
         for known, handover in reached:
             if known == target:
                 return dict(handover)
-        handover = predicted_handover(group, converted.current, target, epoch)
+        handover = predicted_handover(group, converted.current, target, epoch, behaviour)
         reached.append((target, handover))
         return dict(handover)
 
@@ -241,13 +257,18 @@ def owns_its_target(
 
 
 def predicted_handover(
-    group: GroupSubscription, owned: GroupAssignment, target: GroupAssignment, epoch: int
+    group: GroupSubscription,
+    owned: GroupAssignment,
+    target: GroupAssignment,
+    epoch: int,
+    behaviour: ClientBehaviour = JAVA_CLIENT,
 ) -> dict[str, Any]:
     """How the converted group would reach ``target``: heartbeat intervals until every member
     owns its target, partitions that change hands and how long they stay unconsumed, members
-    that must revoke first. ``epoch``: the converted group's epoch (the classic generation)."""
+    that must revoke first. ``epoch``: the converted group's epoch (the classic generation);
+    ``behaviour``: how its members heartbeat (the broker's default interval unless given)."""
     members = converted_members(owned, group, epoch)
-    handover = predict_handover(group, members, owned, target, epoch + 1)
+    handover = predict_handover(group, members, owned, target, epoch + 1, behaviour)
     unowned = [h.unowned_ms for h in handover.handovers]
     return {
         "heartbeats": handover.heartbeats,

@@ -38,7 +38,7 @@ def encode_subscription_metadata(metadata: SubscriptionMetadata) -> bytes:
     return codec.encode_subscription(
         metadata.topics,
         user_data=metadata.user_data,
-        owned_partitions=_pairs(metadata.owned_partitions),
+        owned_partitions=_pair_tuples(metadata.owned_partitions),
         generation_id=metadata.generation,
         rack_id=metadata.rack,
         version=WIRE_VERSION,
@@ -162,7 +162,7 @@ def _java_sorted_partitions(partitions: tuple[TopicPartition, ...]) -> tuple[Top
 def encode_member_assignment(assignment: MemberAssignment) -> bytes:
     """SyncGroup assignment bytes for one member (partition order kept, Java's topic grouping)."""
     return codec.encode_assignment(
-        _pairs(assignment.partitions), user_data=assignment.user_data, version=WIRE_VERSION
+        _pair_tuples(assignment.partitions), user_data=assignment.user_data, version=WIRE_VERSION
     )
 
 
@@ -176,7 +176,7 @@ def member_assignment(decoded: codec.Assignment) -> MemberAssignment:
     return MemberAssignment(flatten_partitions(decoded.assigned_partitions), decoded.user_data)
 
 
-def _pairs(partitions: Iterable[TopicPartition]) -> list[tuple[str, int]]:
+def _pair_tuples(partitions: Iterable[TopicPartition]) -> list[tuple[str, int]]:
     return [(tp.topic, tp.partition) for tp in partitions]
 
 

@@ -137,12 +137,12 @@ def _print_case(case: dict[str, Any], replay: dict[str, Any]) -> None:
             str(index),
             f"{member['state']} -> {output['state']}{unchanged}",
             f"{member['member_epoch']} -> {output['member_epoch']}",
-            _pairs(output["assigned"]),
-            _pairs(output["pending_revocation"]),
+            _shown_pairs(output["assigned"]),
+            _shown_pairs(output["pending_revocation"]),
             recorded,
         )
     console().print(table)
 
 
-def _pairs(pairs: list[list[Any]]) -> str:
+def _shown_pairs(pairs: list[list[Any]]) -> str:
     return compact_partitions(TopicPartition(topic, partition) for topic, partition in pairs)

@@ -64,9 +64,10 @@ def _capture_parser(actions: argparse._SubParsersAction) -> None:
         "capture",
         summary="rebalance timelines from pcap/pcapng captures",
         description=(
-            "One timeline per consumer group in the captures: each generation's members,\n"
-            "subscriptions, assignment, what changed and its metrics; --json writes one\n"
-            "snapshot per generation (the audit's input)."
+            "One timeline per consumer group in the captures (classic, consumer protocol\n"
+            "and share groups): each generation's members, subscriptions, assignment, what\n"
+            "changed and its metrics; --json writes one snapshot per generation (the\n"
+            "audit's input; share groups' lines are not read by the audit yet)."
         ),
         examples=(
             "assignframe decode capture traffic.pcap --replay sticky",

@@ -212,7 +212,8 @@ def _print_details(inspection: Inspection, rows: list[GroupVerdict], as_json: bo
     from ..cluster.detail import group_detail
 
     reads = {g.group_id: g for g in inspection.read.groups}
-    details = [group_detail(inspection.read, reads[v.group_id], v.snapshot, v.view) for v in rows]
+    details = [group_detail(inspection.read, reads[v.group_id], v.snapshot, v.view,
+                            v.migration_prediction) for v in rows]
     if as_json:
         for detail in details:
             print_json(detail.as_dict())

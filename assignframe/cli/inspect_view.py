@@ -16,9 +16,9 @@ from ..cluster.fleet import GroupVerdict, Inspection
 from ..cluster.group_problems import PROBLEM_KINDS
 from ._common import CommandLineError
 
-__all__ = ["COLUMNS", "DETAIL_COLUMNS", "FORMATS", "GROUP_STATES", "TABLE_LIMIT", "left_out_line",
-           "limited", "parse_problem_kinds", "parse_states", "print_details", "print_rows",
-           "shown", "summary"]
+__all__ = ["DETAIL_COLUMNS", "FORMATS", "GROUP_STATES", "TABLE_COLUMNS", "TABLE_LIMIT",
+           "left_out_line", "limited", "parse_problem_kinds", "parse_states", "prediction_line",
+           "print_details", "print_rows", "shown", "summary"]
 
 #: --format values; the default is "table" on a terminal and "plain" otherwise
 FORMATS = ("table", "plain", "tsv", "csv")
@@ -26,7 +26,7 @@ FORMATS = ("table", "plain", "tsv", "csv")
 GROUP_STATES = ("Empty", "Stable", "PreparingRebalance", "CompletingRebalance", "Assigning",
                 "Reconciling", "NotReady", "Dead")
 #: the fleet row's columns, in order; problems and the verdicts last (the long cells)
-COLUMNS = ("group", "type", "protocol", "state", "members", "partitions", "spread", "lag",
+TABLE_COLUMNS = ("group", "type", "protocol", "state", "members", "partitions", "spread", "lag",
            "lag spread", "recommended", "migration", "problems")
 
 #: rows a table shows unless --limit says otherwise (rich's table costs about 2 ms of CPU a
@@ -158,8 +158,24 @@ def print_details(details: Sequence[Any], form: str) -> None:
     lines = [row for detail in details for row in _detail_cells(detail, unknown)]
     if form in ("tsv", "csv"):
         _write_delimited(DETAIL_COLUMNS, lines, "\t" if form == "tsv" else ",")
-    else:
-        _plain(lines, DETAIL_COLUMNS)
+        return
+    _plain(lines, DETAIL_COLUMNS)
+    for detail in details:  # below the columns: a sentence each, not a column
+        if detail.migration_prediction:
+            print(f"{detail.group_id}: {prediction_line(detail.migration_prediction)}")
+
+
+def prediction_line(prediction: dict[str, Any]) -> str:
+    """A classic group's migration prediction in words, with the timing it assumed."""
+    waits = ", ".join(f"{_seconds(ms)} under {assignor}"
+                      for assignor, ms in prediction["max_unowned_ms"].items())
+    return (f"upgraded to the consumer protocol, a partition would wait at most {waits} "
+            f"(heartbeat {prediction['heartbeat_interval_ms']} ms, session timeout "
+            f"{prediction['session_timeout_ms']} ms: {prediction['timing_source']})")
+
+
+def _seconds(ms: int | None) -> str:
+    return "unknown" if ms is None else f"{ms / 1000:g} s"
 
 
 def _detail_cells(detail: Any, unknown: str) -> list[list[str]]:
@@ -177,7 +193,7 @@ def _detail_cells(detail: Any, unknown: str) -> list[list[str]]:
 
 
 def _delimited(rows: Iterable[GroupVerdict], delimiter: str) -> None:
-    _write_delimited(COLUMNS, [_cells(v, "") for v in rows], delimiter)
+    _write_delimited(TABLE_COLUMNS, [_cells(v, "") for v in rows], delimiter)
 
 
 def _write_delimited(columns: Sequence[str], lines: Iterable[list[str]],
@@ -192,7 +208,7 @@ def _write_delimited(columns: Sequence[str], lines: Iterable[list[str]],
     sys.stdout.write(buffer.getvalue())
 
 
-def _plain(lines: list[list[str]], columns: Sequence[str] = COLUMNS) -> None:
+def _plain(lines: list[list[str]], columns: Sequence[str] = TABLE_COLUMNS) -> None:
     """Columns aligned with spaces, no box drawing (for grep, awk and less)."""
     header = [c.upper().replace(" ", "-").replace("_", "-") for c in columns]
     widths = [max(len(row[i]) for row in [header, *lines]) for i in range(len(columns))]
@@ -207,7 +223,7 @@ def _table(title: str, rows: Sequence[GroupVerdict]) -> None:
     from ._common import console
 
     table = Table(title=title)
-    for column in COLUMNS:
+    for column in TABLE_COLUMNS:
         table.add_column(column)
     for verdict in rows:
         table.add_row(*_cells(verdict, "-"))

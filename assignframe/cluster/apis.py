@@ -20,7 +20,7 @@ __all__ = ["API_VERSIONS_BOOTSTRAP", "ApiSupport", "WRITE_APIS", "error_code",
 #: What the reader sends, in the order a pass needs them
 _READ = ("ApiVersions", "Metadata", "DescribeCluster", "ListGroups", "FindCoordinator",
          "DescribeGroups", "ConsumerGroupDescribe", "ShareGroupDescribe", "StreamsGroupDescribe",
-         "OffsetFetch", "ListOffsets", "DescribeShareGroupOffsets")
+         "OffsetFetch", "ListOffsets", "DescribeShareGroupOffsets", "DescribeConfigs")
 
 
 def _codec_range(api: str) -> tuple[int, int]:

@@ -70,6 +70,9 @@ class GroupDetail:
     assignor: str | None
     members: list[MemberDetail] = field(default_factory=list)
     partitions: list[PartitionDetail] = field(default_factory=list)
+    #: a classic group: what its migration prediction assumed and predicted
+    #: (:attr:`~.fleet.GroupVerdict.migration_prediction`)
+    migration_prediction: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"group_id": self.group_id, "group_type": self.group_type, "state": self.state,
@@ -80,11 +83,13 @@ class GroupDetail:
                              "member_epoch": m.member_epoch,
                              "target": None if m.target is None else _pairs(m.target)}
                             for m in self.members],
-                "partitions": [p.__dict__ for p in self.partitions]}
+                "partitions": [p.__dict__ for p in self.partitions],
+                "migration_prediction": self.migration_prediction}
 
 
 def group_detail(read: ClusterRead, group: GroupRead, snapshot: GroupSnapshot | None,
-                 view: ShareView | StreamsView | None = None) -> GroupDetail:
+                 view: ShareView | StreamsView | None = None,
+                 migration_prediction: dict[str, Any] | None = None) -> GroupDetail:
     """The detail of ``group``. Its members and what they own come from its snapshot, else
     from the view of a share or Streams group (a Streams member owns its active tasks' input
     partitions), else from what a rebalancing classic group's members hold now."""
@@ -111,7 +116,7 @@ def group_detail(read: ClusterRead, group: GroupRead, snapshot: GroupSnapshot | 
                                         holder.client_id if holder else None))
     return GroupDetail(group.group_id, group.group_type, group.state, group.coordinator,
                        broker.address if broker else None, _assignor(group, snapshot, view),
-                       members, rows)
+                       members, rows, migration_prediction)
 
 
 def _members(snapshot: GroupSnapshot) -> list[MemberDetail]:

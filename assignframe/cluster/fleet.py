@@ -3,8 +3,11 @@
 The verdict's numbers are the audit's (:func:`assignframe.audit.audit_group` on the serialized
 snapshot, exactly as ``assignframe audit`` reads ``inspect --json``): current validity and
 problems, spread of partitions and of lag per member, idle members, the recommended strategy and,
-for classic groups, the migration verdict. A group that could not be read is a verdict of its
-own (``unreadable``), ranked worst: it is never shown as healthy. Share and Streams groups are
+for classic groups, the migration verdict and prediction, with the heartbeat interval and session
+timeout it assumed and where they came from (the group's or the broker's configs as the reader
+read them, else Kafka's defaults: :attr:`GroupVerdict.migration_prediction`). A group that
+could not be read is a verdict of its own (``unreadable``), ranked worst: it is never shown as
+healthy. Share and Streams groups are
 judged on views of their own (:mod:`.share_streams`: balance, idle and behind members, backlog
 or task lag, reconciliation), kept in :attr:`GroupVerdict.view`.
 """
@@ -15,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..kip848.timing import GroupTiming
 from ..lag import committed_lag
 from ..metrics import lag_per_member
 from ..model import TopicPartition
@@ -72,6 +76,11 @@ class GroupVerdict:
     #: ``auto.offset.reset``)
     no_commit: list[str] = field(default_factory=list)
     view: ShareView | StreamsView | None = None
+    #: classic: what the migration prediction assumed (``heartbeat_interval_ms``,
+    #: ``session_timeout_ms``, ``timing_source``) and the longest a partition would wait for
+    #: its new owner under each server assignor (``max_unowned_ms``: assignor -> ms, None where
+    #: it cannot be predicted)
+    migration_prediction: dict[str, Any] | None = None
 
     def badness(self) -> tuple[int, int, int, int]:
         """Worst first: unreadable, then problems, spread and lag spread."""
@@ -206,7 +215,8 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
 
     verdict.snapshot = snapshot
     current = current_metrics(snapshot)
-    rows, _ = audit_group(0, snapshot_to_dict(snapshot), context)
+    timing = group.timing or GroupTiming.default()
+    rows, _ = audit_group(0, snapshot_to_dict(snapshot), context, timing=timing)
     first = rows[0] if rows else {}
     verdict.protocol = snapshot.protocol
     verdict.members = len(snapshot.members)
@@ -218,6 +228,8 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
     verdict.migration = _migration(first) if snapshot.group_type == "classic" else None
     if is_classic_streams(snapshot):  # a Kafka Streams app moves to the Streams protocol
         verdict.migration = streams_migration(snapshot)
+    elif verdict.migration is not None:
+        verdict.migration_prediction = _prediction(first, timing)
     return verdict
 
 
@@ -346,6 +358,14 @@ def _pairs(pairs: Iterable[list[Any]]) -> str:
 def _recommendation(best: str | None, running: str | None) -> str | None:
     """The audit's best strategy; when the group already runs it, that is no switch."""
     return f"keep {best}" if best is not None and best == running else best
+
+
+def _prediction(row: dict[str, Any], timing: GroupTiming) -> dict[str, Any]:
+    """What the migration prediction assumed and the longest wait it predicts per assignor
+    (the audit row's ``<assignor>_max_unowned_ms``)."""
+    waits = {key.removesuffix("_max_unowned_ms"): value for key, value in row.items()
+             if key.endswith("_max_unowned_ms")}
+    return {**timing.as_dict(), "max_unowned_ms": waits}
 
 
 def _migration(row: dict[str, Any]) -> str | None:

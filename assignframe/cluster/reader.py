@@ -3,8 +3,10 @@
 The order follows what each answer makes possible: ApiVersions (what each broker speaks),
 Metadata (brokers and their racks, topics, partition leaders), ListGroups on every broker,
 FindCoordinator for every group in batches, then per coordinator DescribeGroups (classic) and
-ConsumerGroupDescribe (consumer protocol) in batches, OffsetFetch in batches, and ListOffsets per
-partition leader for the end offsets lag is measured against.
+ConsumerGroupDescribe (consumer protocol) in batches, OffsetFetch in batches, ListOffsets per
+partition leader for the end offsets lag is measured against, and DescribeConfigs per
+coordinator for the heartbeat interval and session timeout of its classic groups
+(:mod:`.group_timing`).
 
 Faults: NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and COORDINATOR_LOAD_IN_PROGRESS are retried
 (with the coordinator looked up again) until the deadline; GROUP_ID_NOT_FOUND from one describe
@@ -23,10 +25,12 @@ from typing import Any
 
 import assignframe_codec as codec
 
+from ..kip848.timing import GroupTiming
 from ..model import TopicPartition
 from ..snapshot.schema import GROUP_TYPES
 from .apis import API_VERSIONS_BOOTSTRAP, ApiSupport, error_code
 from .group_records import GroupMetadataLog, RecordedGroup, offsets_partition
+from .group_timing import read_group_timings
 from .share_offsets import read_share_offsets
 from .transport import Broker, Transport, TransportError
 
@@ -90,6 +94,9 @@ class GroupRead:
     #: unknown); None when not read (see share_offsets_error)
     share_offsets: dict[TopicPartition, tuple[int, int]] | None = None
     share_offsets_error: str | None = None
+    #: classic: the heartbeat interval and session timeout it would run with once converted
+    #: (DescribeConfigs; Kafka's defaults with the reason when not readable); None: not asked
+    timing: GroupTiming | None = None
 
 
 @dataclass
@@ -120,11 +127,12 @@ class _Pass:
         self.said: set[tuple[str, int | str]] = set()
         self.leaders: dict[TopicPartition, int] = {}
 
-    def supported(self, node: int | str, api: str) -> int | None:
-        """The version of ``api`` to use with ``node``; None (said once) when it has none."""
+    def supported(self, node: int | str, api: str, quiet: bool = False) -> int | None:
+        """The version of ``api`` to use with ``node``; None (said once, unless ``quiet``:
+        the caller says what it does without) when it has none."""
         support = self.support.get(node) or self._api_versions(node)
         version = support.version(api)
-        if version is None and (api, node) not in self.said:
+        if version is None and not quiet and (api, node) not in self.said:
             self.said.add((api, node))
             self.read.notices.append(f"broker {node} ({support.address}) does not support "
                                      f"{api}: what it answers is not read")
@@ -184,6 +192,7 @@ def read_cluster(transport: Transport, wanted: GroupFilter = GroupFilter(),
     _offsets(run, groups)
     read_share_offsets(run, groups)
     _end_offsets(run, groups)
+    read_group_timings(run, groups)  # last: a broker may close the connection on it (Tansu)
     read.groups = sorted(groups.values(), key=lambda g: g.group_id)
     return read
 

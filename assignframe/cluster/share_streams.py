@@ -26,7 +26,7 @@ from ..streams_assignor import TASK_KINDS, parse_task_label, task_label, task_or
 from .group_problems import GroupProblem
 from .reader import ClusterRead, GroupRead
 
-__all__ = ["ShareMember", "ShareView", "StreamsMember", "StreamsView", "share_view",
+__all__ = ["ShareMember", "ShareView", "StreamsView", "StreamsViewMember", "share_view",
            "streams_view", "view_of"]
 
 #: a task kind's field in StreamsGroupDescribe's assignments (``active`` -> ``active_tasks``)
@@ -196,7 +196,10 @@ def share_view(read: ClusterRead, group: GroupRead) -> ShareView:
 
 # --------------------------------------------------------------------------- Streams groups
 @dataclass(frozen=True)
-class StreamsMember:
+class StreamsViewMember:
+    """A member of a Streams group as the live view reads it (the assignor's input is
+    :class:`assignframe.streams_assignor.StreamsMember`)."""
+
     member_id: str
     client_id: str | None
     client_host: str | None
@@ -225,7 +228,7 @@ class StreamsView:
     assignment_epoch: int
     topology_epoch: int | None
     assignor: str | None
-    members: list[StreamsMember]
+    members: list[StreamsViewMember]
     subtopologies: dict[str, tuple[str, ...]]  # id -> source topics
     task_lags: dict[str, int | None] = field(default_factory=dict)  # active task -> lag
     notes: list[str] = field(default_factory=list)
@@ -255,7 +258,7 @@ class StreamsView:
     def spread(self, kind: str = "active") -> int | None:
         return _spread([len(m.tasks.get(kind, ())) for m in self.members])
 
-    def idle(self) -> list[StreamsMember]:
+    def idle(self) -> list[StreamsViewMember]:
         return [m for m in self.members if not m.tasks.get("active")]
 
     def reconciling(self) -> list[str]:
@@ -289,7 +292,7 @@ class StreamsView:
                     holding[m.member_id] = holding[m.member_id] + waited
         return {member: tasks for member, tasks in holding.items() if tasks}
 
-    def member_lag(self, member: StreamsMember) -> int | None:
+    def member_lag(self, member: StreamsViewMember) -> int | None:
         known = [lag for t in member.tasks.get("active", ())
                  if (lag := self.task_lags.get(t)) is not None]
         return sum(known) if known else None
@@ -355,7 +358,7 @@ class StreamsView:
 def streams_view(read: ClusterRead, group: GroupRead) -> StreamsView:
     """The Streams group ``group`` as read; its active tasks' lag from the committed offsets."""
     described = group.described
-    members = [StreamsMember(
+    members = [StreamsViewMember(
         m.member_id, m.client_id or None, m.client_host or None, m.process_id or None,
         m.member_epoch,
         {kind: _task_ids(m.assignment, _DESCRIBED.format(kind)) for kind in TASK_KINDS},

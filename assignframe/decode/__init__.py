@@ -9,8 +9,8 @@ Library first (the ``assignframe decode`` command is a thin layer over it)::
 
 Packages by input and protocol: :mod:`.traffic` (pcap files, TCP reassembly, Kafka framing and
 message bodies), :mod:`.classic` (the classic protocol's embedded ConsumerProtocol payloads,
-generations, changes, metrics and ``--replay``), :mod:`.kip848` (consumer-protocol epochs and
-hand-overs), :mod:`.offsets` (``__consumer_offsets`` records, rebuilt group states and their
+generations, changes, metrics and ``--replay``), :mod:`.kip848` (consumer-protocol and share-group
+epochs, hand-overs), :mod:`.offsets` (``__consumer_offsets`` records, rebuilt group states and their
 snapshots) and :mod:`.views` (everything a person sees, and the JSON lines). Beside them:
 :mod:`.capture` (a capture through both protocols), :mod:`.payload` (standalone payloads, kind
 detection), :mod:`.problems` (what was skipped, and where) and :mod:`.commands` (the CLI's

@@ -46,6 +46,7 @@ class CaptureResult:
     frames: int = 0
     messages: int = 0
     consumer_groups: list[ConsumerGroupTimeline] = field(default_factory=list)  # KIP-848
+    share_groups: list[ConsumerGroupTimeline] = field(default_factory=list)  # KIP-932
 
 
 def iter_messages(
@@ -107,7 +108,8 @@ def decode_capture(
         consumer.add(message)
     timelines = builder.timelines()
     analyse(timelines, replay, manager)
-    consumer_groups = consumer.finish()
+    heartbeat_groups = consumer.finish()
+    consumer_groups = [g for g in heartbeat_groups if g.group_type == "consumer"]
     merge_classic_members(consumer_groups, timelines)
     return CaptureResult(timelines, problems, stats.get("frames", 0), stats.get("messages", 0),
-                         consumer_groups)
+                         consumer_groups, [g for g in heartbeat_groups if g.group_type == "share"])

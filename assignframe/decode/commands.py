@@ -81,11 +81,12 @@ def capture_command(
         if as_json:
             for snapshot in snapshot_dicts(result.timelines, source=path):
                 _write_line(out, json_line(snapshot))
-            for snapshot in consumer_snapshot_dicts(result.consumer_groups, source=path):
+            for snapshot in consumer_snapshot_dicts(
+                    [*result.consumer_groups, *result.share_groups], source=path):
                 _write_line(out, json_line(snapshot))
         else:
             render_timelines(result.timelines, out)
-            render_consumer_timelines(result.consumer_groups, out)
+            render_consumer_timelines([*result.consumer_groups, *result.share_groups], out)
     return _status(problems)
 
 
@@ -97,7 +98,7 @@ def _usable_capture(path: str, options: CaptureOptions, replay: str | None) -> C
     if not file.exists():
         raise InputError("no such file", path)
     result = decode_capture(path, options, Problems(), replay)
-    if result.timelines or result.consumer_groups:
+    if result.timelines or result.consumer_groups or result.share_groups:
         return result
     first = next(iter(result.problems), None)
     if first is not None and result.frames == 0:

@@ -4,8 +4,9 @@ What it owns: the group's target assignment, the coordinator's call of its serve
 the online upgrade rules (:mod:`.group`), the chaining of targets through the coordinator's
 records (:mod:`.chain`), whether a server assignor's result is valid (:mod:`.validity`), each
 member's reconciliation at a heartbeat as Kafka's ``CurrentAssignmentBuilder`` does it
-(:mod:`.reconcile`), and a group converging on a target heartbeat by heartbeat
-(:mod:`.convergence`). The classic protocol's rules are :mod:`assignframe.classic`; the
+(:mod:`.reconcile`), a group converging on a target heartbeat by heartbeat
+(:mod:`.convergence`), and the heartbeat interval and session timeout a group runs with, with
+Kafka's defaults (:mod:`.timing`). The classic protocol's rules are :mod:`assignframe.classic`; the
 classic group runner is :mod:`assignframe.rebalance`.
 
 What it may import: the root's model, metrics and server-assignor interface, and the plugin

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from ..errors import AssignframeError
 from ..model import TopicPartition
 from .reconcile import ConsumerGroupMember, ConsumerMemberState, Heartbeat, reconcile_member
+from .timing import DEFAULT_HEARTBEAT_INTERVAL_MS
 
 __all__ = [
     "ClientBehaviour",
@@ -64,7 +65,7 @@ class ClientBehaviour:
         n-th regular heartbeat after the one that asked for it (slow revocation callbacks)
     """
 
-    heartbeat_interval_ms: int = 5000
+    heartbeat_interval_ms: int = DEFAULT_HEARTBEAT_INTERVAL_MS
     owned_partitions: str = "when_changed"
     revoke_after_heartbeats: int = 0
 

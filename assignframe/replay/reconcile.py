@@ -29,7 +29,7 @@ from ..kip848.reconcile import (
     Heartbeat,
     reconcile_member,
 )
-from ..model import TopicPartition
+from ..model import TopicPartition, partition_pairs
 
 __all__ = [
     "FENCED_CLASS",
@@ -242,8 +242,9 @@ def _sorted(partitions: Iterable[TopicPartition]) -> list[TopicPartition]:
     return sorted(partitions, key=lambda tp: (java_string_key(tp.topic), tp.partition))
 
 
-def _pairs(partitions: Iterable[TopicPartition]) -> list[list[Any]]:
-    return [[tp.topic, tp.partition] for tp in _sorted(partitions)]
+def _java_sorted_pairs(partitions: Iterable[TopicPartition]) -> list[list[Any]]:
+    """JSON pairs in Java's order (topic names as ``String.compareTo``, then partition)."""
+    return partition_pairs(_sorted(partitions))
 
 
 def input_as_json(
@@ -261,8 +262,8 @@ def input_as_json(
             "member_epoch": member.member_epoch,
             "previous_member_epoch": member.previous_member_epoch,
             "state": member.state.value,
-            "assigned": _pairs(assigned),
-            "pending_revocation": _pairs(pending),
+            "assigned": _java_sorted_pairs(assigned),
+            "pending_revocation": _java_sorted_pairs(pending),
             "assigned_epochs": {_key(tp): member.assigned[tp] for tp in assigned},
             "pending_revocation_epochs": {
                 _key(tp): member.pending_revocation[tp] for tp in pending
@@ -271,8 +272,9 @@ def input_as_json(
             "subscribed_topic_regex": member.subscribed_topic_regex,
         },
         "target_epoch": heartbeat.target_epoch,
-        "target_assignment": _pairs(heartbeat.target),
-        "owned_topic_partitions": None if heartbeat.owned is None else _pairs(heartbeat.owned),
+        "target_assignment": _java_sorted_pairs(heartbeat.target),
+        "owned_topic_partitions": (None if heartbeat.owned is None
+                                   else _java_sorted_pairs(heartbeat.owned)),
         "partition_owner_epochs": {
             _key(tp): heartbeat.owner_epochs[tp] for tp in _sorted(heartbeat.owner_epochs)
         },

@@ -270,7 +270,7 @@ def server_rounds(scenario: Mapping[str, Any]) -> Iterator[ServerRound]:
             topics=topics,
             unassignable=frozenset(
                 (by_name[t], p)
-                for t, p in _pairs(round_.get("unassignable", []), at)
+                for t, p in _pair_entries(round_.get("unassignable", []), at)
                 if t in by_name
             ),
             group_type=group_type,
@@ -353,7 +353,7 @@ def _entries(value: Any, at: str) -> list[list[Any]]:
     return value
 
 
-def _pairs(value: Any, at: str) -> list[tuple[str, int]]:
+def _pair_entries(value: Any, at: str) -> list[tuple[str, int]]:
     return [(e[0], e[1]) for e in _entries(value, at)]
 
 

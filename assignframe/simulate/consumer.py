@@ -44,16 +44,15 @@ from ..kip848.group import (
     upgrade_refusal,
 )
 from ..kip848.reconcile import ConsumerGroupMember, ConsumerMemberState
+from ..kip848.timing import DEFAULT_HEARTBEAT_INTERVAL_MS
 from ..metrics import metrics_record
-from ..model import Cluster, GroupAssignment, GroupSubscription, TopicPartition
+from ..model import Cluster, GroupAssignment, GroupSubscription, TopicPartition, partition_pairs
 from ..plugins.manager import PluginManager
 from ..server_assignor import server_name
-from .group import GroupState
+from .group import SimulatedGroup
 from .scenario import Scenario
 
 __all__ = ["ConsumerSide", "missing_server_assignors"]
-
-DEFAULT_HEARTBEAT_INTERVAL_MS = 5000
 
 
 def missing_server_assignors(scenario: Scenario, pm: PluginManager) -> list[str]:
@@ -92,7 +91,11 @@ class ConsumerSide:
         self.instances: dict[str, str] = {}  # member id -> static instance id
 
     def convert(
-        self, state: GroupState, owned: GroupAssignment | None, generation: int, notes: list[str]
+        self,
+        state: SimulatedGroup,
+        owned: GroupAssignment | None,
+        generation: int,
+        notes: list[str],
     ) -> bool:
         """Convert the classic group online; False (and the upgrading members stay classic)
         when the coordinator refuses."""
@@ -122,7 +125,7 @@ class ConsumerSide:
 
     def step(
         self,
-        state: GroupState,
+        state: SimulatedGroup,
         owned: GroupAssignment | None,
         previous: GroupAssignment | None,
         notes: list[str],
@@ -243,14 +246,10 @@ def _transition(
         "member": name,
         "state": member.state.value,
         "epoch": member.member_epoch,
-        "assigned": _pairs(member.assigned),
-        "pending_revocation": _pairs(member.pending_revocation),
+        "assigned": partition_pairs(sorted(member.assigned)),
+        "pending_revocation": partition_pairs(sorted(member.pending_revocation)),
         "unreleased": [[tp.topic, tp.partition] for tp in waiting],
     }
-
-
-def _pairs(partitions: Iterable[TopicPartition]) -> list[list[Any]]:
-    return [[tp.topic, tp.partition] for tp in sorted(partitions)]
 
 
 def _existing(partitions: Iterable[TopicPartition], cluster: Cluster) -> list[TopicPartition]:

@@ -14,7 +14,7 @@ from ..rebalance.runner import Consumer
 from .events import Event
 from .scenario import Scenario
 
-__all__ = ["GroupState", "MemberConfig", "StepChange"]
+__all__ = ["MemberConfig", "SimulatedGroup", "StepChange"]
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class StepChange:
         self.notes = (self.notes or []) + [text]
 
 
-class GroupState:
+class SimulatedGroup:
     """Members and topics of the simulated group (mutable; one per simulation run)."""
 
     def __init__(self, scenario: Scenario) -> None:

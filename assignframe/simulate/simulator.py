@@ -20,7 +20,7 @@ from ..plugins.manager import PluginManager, get_plugin_manager
 from ..rebalance.runner import GroupRunner, Rebalance
 from ._logs import captured_warnings
 from .consumer import ConsumerSide
-from .group import GroupState, StepChange
+from .group import SimulatedGroup, StepChange
 from .scenario import Scenario, Step
 
 __all__ = ["AS_CONFIGURED", "run_labels", "simulate"]
@@ -57,7 +57,7 @@ class _Run:
 
     def __init__(self, scenario: Scenario, label: str, pm: PluginManager) -> None:
         self.scenario, self.label, self.pm = scenario, label, pm
-        self.state = GroupState(scenario)
+        self.state = SimulatedGroup(scenario)
         self.defaults = _first_offer(scenario) if label == AS_CONFIGURED else (label,)
         self.runner: GroupRunner | None = None
         self.group: GroupSubscription | None = None
@@ -217,7 +217,7 @@ class _Run:
 _EMPTY = MemberAssignment(())
 
 
-def _present_only(assignment: GroupAssignment, state: GroupState) -> GroupAssignment:
+def _present_only(assignment: GroupAssignment, state: SimulatedGroup) -> GroupAssignment:
     present = {m.member_id for m in state.members.values()}
     return GroupAssignment({m: a for m, a in assignment.assignments.items() if m in present})
 

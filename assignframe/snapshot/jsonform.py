@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import MalformedSnapshot
-from ..model import GroupAssignment, Member, MemberAssignment
+from ..model import GroupAssignment, Member, MemberAssignment, partition_pairs
 from .from_wire import CapturedMember, _assignment_from_bytes, _cluster, _member_from_bytes
 from .group_snapshot import _UNKNOWN_MEMBER, GroupSnapshot, MemberInfo, MemberWire
 from .schema import (
@@ -27,7 +27,6 @@ from .schema import (
     lags_to_lists,
     merge_notes,
     number_or_none,
-    pairs,
     partition_list,
     text_or_none,
 )
@@ -78,13 +77,13 @@ def _member_dict(snapshot: GroupSnapshot, member: Member) -> dict[str, Any]:
             "hex": hex_or_none(sent.subscription),
             "version": member.subscription_version,
             "topics": list(member.topics),
-            "owned_partitions": pairs(member.owned_partitions),
+            "owned_partitions": partition_pairs(member.owned_partitions),
             "generation_id": member.generation,
             "rack_id": member.rack,
             "user_data": None if member.user_data is None else member.user_data.hex(),
         },
-        "assignment": {"hex": hex_or_none(sent.assignment), "partitions": pairs(current)},
-        "target": None if target is None else {"partitions": pairs(target.partitions)},
+        "assignment": {"hex": hex_or_none(sent.assignment), "partitions": partition_pairs(current)},
+        "target": None if target is None else {"partitions": partition_pairs(target.partitions)},
     }
 
 

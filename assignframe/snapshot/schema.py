@@ -34,7 +34,6 @@ __all__ = [
     "lags_to_lists",
     "merge_notes",
     "number_or_none",
-    "pairs",
     "partition_list",
     "text_or_none",
 ]
@@ -126,10 +125,6 @@ def group_type_of(value: Any) -> str:
 def hex_or_none(data: bytes | None) -> str | None:
     """Bytes (or a memoryview of them) as hex; None stays None."""
     return None if data is None else bytes(data).hex()
-
-
-def pairs(partitions: tuple[TopicPartition, ...]) -> list[list[Any]]:
-    return [[tp.topic, tp.partition] for tp in partitions]
 
 
 def lags_to_lists(lags: Mapping[TopicPartition, int],

@@ -28,16 +28,18 @@ def kip848_bad(kind: str | None = None) -> list[dict]:
 
 def admin_golden() -> list[dict]:
     """The cluster reader's bodies (golden/admin/codec.jsonl, and Kafka 4.3.1's
-    DescribeShareGroupOffsets: :func:`golden43`), all ``kind: api``."""
+    DescribeShareGroupOffsets and DescribeConfigs: :func:`golden43`), all ``kind: api``."""
     return list(load_jsonl("admin/codec.jsonl")) + golden43()
 
 
 def golden43() -> list[dict]:
-    """DescribeShareGroupOffsets v0-1 as Kafka 4.3.1's own message classes write it
-    (golden43/make_golden.sh; not yet in ../shared/golden)."""
-    path = Path(__file__).parent / "golden43" / "describe_share_group_offsets.jsonl"
-    with open(path, encoding="utf-8") as lines:
-        return [json.loads(line) for line in lines if line.strip()]
+    """DescribeShareGroupOffsets v0-1 and DescribeConfigs v1-4 as Kafka 4.3.1's own message
+    classes write them (golden43/make_golden.sh; not yet in ../shared/golden)."""
+    rows: list[dict] = []
+    for name in ("describe_share_group_offsets.jsonl", "describe_configs.jsonl"):
+        with open(Path(__file__).parent / "golden43" / name, encoding="utf-8") as lines:
+            rows += [json.loads(line) for line in lines if line.strip()]
+    return rows
 
 
 def admin_bad() -> list[dict]:

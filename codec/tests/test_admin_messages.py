@@ -211,3 +211,28 @@ def test_offset_fetch_groups_of_every_version(row):
         expected = [("orders-app", value.get("error_code", 0), value["topics"])]
     assert [(g.group_id, g.error_code, [t.to_dict(version) for t in g.topics])
             for g in found] == expected
+
+
+# --------------------------------------------------------------------------- DescribeConfigs
+#: Kafka 4.3.1's own DescribeConfigsRequest bytes (golden43/describe_configs.jsonl)
+CONFIGS_JAVA = {(row["version"], row["case"]): row["hex"] for row in admin_golden()
+                if row["type"] == "DescribeConfigsRequest"}
+
+
+@pytest.mark.parametrize("version", range(1, 5))
+def test_describe_configs_request_is_javas(version):
+    keys = ["group.consumer.heartbeat.interval.ms", "group.consumer.session.timeout.ms"]
+    resources = [(codec.CONFIG_RESOURCE_BROKER, "1", keys),
+                 (codec.CONFIG_RESOURCE_GROUP, "orders-g", None),  # null: every key
+                 (codec.CONFIG_RESOURCE_TOPIC, "ç漢𝄞", [])]
+    full = codec.describe_configs_request(resources, version, include_synonyms=True,
+                                          include_documentation=version >= 3)
+    assert _ours("DescribeConfigsRequest", full).hex() == CONFIGS_JAVA[(version, "full_01")]
+    empty = codec.describe_configs_request([], version)
+    assert _ours("DescribeConfigsRequest", empty).hex() == CONFIGS_JAVA[(version, "min_00")]
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_describe_configs_request_has_no_documentation_below_v3(version):
+    with pytest.raises(codec.EncodeError, match="include_documentation"):
+        codec.describe_configs_request([], version, include_documentation=True)

@@ -32,7 +32,7 @@ def test_golden_kinds_are_exactly_the_codec_kinds():
               for half in ("key_type", "value_type")}
     kinds |= {row["type"] for row in load_jsonl("admin/codec.jsonl")}  # the cluster reader's
     from java_views import golden43
-    kinds |= {row["type"] for row in golden43()}  # Kafka 4.3.1's DescribeShareGroupOffsets
+    kinds |= {row["type"] for row in golden43()}  # Kafka 4.3.1's, not in ../shared/golden
     assert codec.KINDS == tuple(sorted(kinds))
 
 

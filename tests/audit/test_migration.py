@@ -251,3 +251,36 @@ def test_a_refused_conversion_predicts_no_target(context, owned, user_data, why)
     predicted = predict_join(_six_partitions(owned, user_data), {"n": ("t",)}, context.pm)
     assert why in predicted["refusal"]
     assert (predicted["target"], predicted["moved"], predicted["handover"]) == (None, {}, None)
+
+
+def _uneven(make_snapshot):
+    """a holds t-0, t-1 and u-0, b t-2: the uniform target moves one partition from a to b."""
+    row = make_snapshot(topic_partitions={"t": 3, "u": 1})
+    for member, owned in zip(row["members"], ([("t", 0), ("t", 1), ("u", 0)], [("t", 2)]),
+                             strict=True):
+        member["subscription"]["hex"] = codec.encode_subscription(["t", "u"], version=3).hex()
+        member["assignment"]["hex"] = codec.encode_assignment(owned, version=3).hex()
+    return row
+
+
+def test_the_prediction_runs_on_the_timing_it_is_given_and_names_it(make_snapshot, context):
+    """Issue 31 item 3: the live reader passes the broker's heartbeat interval; two members
+    heartbeat a third and two thirds of an interval I after the change, the giver acknowledges
+    at once, the getter takes the partition at its next heartbeat: it waits I/3 or 2I/3."""
+    from assignframe.kip848.timing import BROKER_CONFIG, GroupTiming
+
+    default_rows, default = audit_group(0, _uneven(make_snapshot), context, detail=True)
+    timing = GroupTiming(500, 6000, BROKER_CONFIG, BROKER_CONFIG)
+    rows, detail = audit_group(0, _uneven(make_snapshot), context, detail=True, timing=timing)
+    assert "timing" not in default["migration"]  # the offline audit: as before, unsaid
+    assert detail["migration"]["timing"] == {"heartbeat_interval_ms": 500,
+                                             "session_timeout_ms": 6000,
+                                             "timing_source": BROKER_CONFIG}
+    waited, waited_by_default = rows[0]["uniform_max_unowned_ms"], \
+        default_rows[0]["uniform_max_unowned_ms"]
+    assert any(abs(waited - third) <= 1 for third in (500 / 3, 1000 / 3)), waited
+    assert any(abs(waited_by_default - third) <= 1 for third in (5000 / 3, 10000 / 3))
+    assert abs(waited_by_default - 10 * waited) <= 10
+    # nothing else of the verdict depends on the timing
+    same = ("migration_verdict", "uniform_moved", "range_moved", "range_max_unowned_ms")
+    assert {k: rows[0][k] for k in same} == {k: default_rows[0][k] for k in same}

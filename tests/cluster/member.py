@@ -1,6 +1,7 @@
 """One real group member in its own process (so a test can kill -9 it).
 
 usage: member.py BOOTSTRAP GROUP TOPIC CLIENT [STRATEGY [no-commit]]
+(TOPIC: a comma-separated list subscribes a kafka-python member to each)
 CLIENT: kafka-python (classic, STRATEGY range or cooperative-sticky through assignframe's
 kafka-python adapter) or confluent (group.protocol=consumer). Prints "ready" once it owns
 partitions (or after 60 s), then polls until killed.
@@ -74,7 +75,7 @@ def kafka_python(bootstrap: str, group: str, topic: str, strategy: str,
     else:
         from assignframe.kafka_python import assignors as adapter_assignors
         assignors = adapter_assignors(strategy)
-    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group,
+    consumer = KafkaConsumer(*topic.split(","), bootstrap_servers=bootstrap, group_id=group,
                              session_timeout_ms=3000, heartbeat_interval_ms=500,
                              partition_assignment_strategy=assignors,
                              auto_offset_reset="earliest", enable_auto_commit=commit)

@@ -191,4 +191,4 @@ def test_versions_are_the_highest_both_sides_know(live_groups):
     assert broker[codec.api_key("DescribeGroups")] == 6
     assert used == {"ApiVersions": 3, "Metadata": 13, "ListGroups": 5, "FindCoordinator": 6,
                     "DescribeGroups": 5, "ConsumerGroupDescribe": 1, "OffsetFetch": 9,
-                    "ListOffsets": 10}
+                    "ListOffsets": 10, "DescribeConfigs": 4}

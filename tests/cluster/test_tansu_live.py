@@ -55,3 +55,22 @@ def test_table_shows_the_reason_in_the_group_row(tansu_group, capsys, tmp_path):
     assert verdict["group_id"] == GROUP and verdict["state"] == "Stable"
     assert verdict["unreadable"] == f"broker returned no member metadata for group {GROUP}"
     assert verdict["spread"] is None and verdict["members"] == 0  # nothing judged as balanced
+
+
+def test_configs_not_readable_leave_kafkas_defaults_and_say_why(tansu_group):
+    """Tansu 0.6.0 announces DescribeConfigs v4 and closes the connection on it: the group's
+    timing is Kafka's default, said with the reason, and the pass goes on (issue 31 item 3)."""
+    from assignframe.cluster.config import ClientConfig
+    from assignframe.cluster.reader import GroupFilter, read_cluster
+    from assignframe.cluster.transport import Transport
+
+    transport = Transport(tansu_group, ClientConfig(), 20)
+    try:
+        read = read_cluster(transport, GroupFilter(GROUP))
+    finally:
+        transport.close()
+    [group] = read.groups
+    assert group.timing is not None and read.notices == []
+    assert (group.timing.heartbeat_interval_ms, group.timing.session_timeout_ms) == (5000, 45000)
+    assert group.timing.source.startswith("Kafka default (configs not readable: "
+                                          "DescribeConfigsRequest v4 to broker ")

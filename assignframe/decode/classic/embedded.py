@@ -34,7 +34,7 @@ __all__ = [
 NO_READER = "no installed strategy reads it"
 
 
-def _pairs(groups: Any) -> list[list[Any]]:
+def _group_pairs(groups: Any) -> list[list[Any]]:
     return [[group.topic, partition] for group in groups or () for partition in group.partitions]
 
 
@@ -153,7 +153,7 @@ def _subscription_view(
     result.update(
         version=subscription.version,
         topics=list(subscription.topics),
-        owned_partitions=_pairs(subscription.owned_partitions),
+        owned_partitions=_group_pairs(subscription.owned_partitions),
         generation_id=subscription.generation_id,
         rack_id=subscription.rack_id,
         user_data=hex_or_none(subscription.user_data),
@@ -173,6 +173,6 @@ def _assignment_view(result: dict[str, Any], assignment: Any) -> None:
         return
     result.update(
         version=assignment.version,
-        partitions=_pairs(assignment.assigned_partitions),
+        partitions=_group_pairs(assignment.assigned_partitions),
         user_data=hex_or_none(assignment.user_data),
     )

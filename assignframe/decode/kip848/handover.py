@@ -111,7 +111,11 @@ def epoch_spans(group: ConsumerGroupTimeline) -> dict[int, tuple[float, float]]:
 
 
 def handover_gaps(group: ConsumerGroupTimeline) -> list[Gap]:
-    """Every time a partition of the group had no owner, in time order."""
+    """Every time a partition of the group had no owner, in time order. None for a share group
+    (KIP-932): several members may hold one share partition and the coordinator hands it over
+    without waiting for a revocation, so one owner per partition is not its model."""
+    if group.group_type == "share":
+        return []
     end = capture_end(group)
     owner: dict[TopicPartition, str] = {}
     owned: dict[str, set[TopicPartition]] = {}

@@ -1,4 +1,6 @@
-"""Timelines of consumer-protocol groups (KIP-848) from ConsumerGroupHeartbeat/Describe traffic.
+"""Timelines of consumer-protocol groups (KIP-848) from ConsumerGroupHeartbeat/Describe traffic,
+and of share groups (KIP-932) from ShareGroupHeartbeat/Describe traffic, by one mechanism: what
+differs between the two APIs is one row of :data:`HEARTBEAT_APIS`.
 
 A member sends ConsumerGroupHeartbeat (API 68); its subscription fields are null when unchanged
 since its last heartbeat, so each member's last known subscription is carried here. The broker
@@ -8,10 +10,17 @@ neither left nor heartbeated during the last three heartbeat intervals of the ca
 
 Each time the highest member epoch seen in a group grows, a new epoch starts; the group's state
 at the end of that epoch (every live member's subscription and the assignment the broker last sent
-it) becomes a :class:`~assignframe.snapshot.GroupSnapshot` with ``group_type="consumer"``.
-Topic ids are named from the capture's Metadata responses (ids stay when unknown).
+it) becomes a :class:`~assignframe.snapshot.GroupSnapshot` with ``group_type`` ``"consumer"`` or
+``"share"``. Topic ids are named from the capture's Metadata responses (ids stay when unknown).
 
-Every answered heartbeat is checked against the coordinator's own rules
+Share groups (KIP-932) differ where Kafka's protocol differs: a ShareGroupHeartbeat request
+carries no owned partitions, no server assignor, no instance id (no static members: only -1
+leaves) and no regex; a share member gets its target assignment at once (the coordinator does
+not wait for anybody to revoke: several members may hold one partition), so there is no
+reconciliation to check; and ShareGroupDescribe reports each member's assignment, with no
+separate target.
+
+Every answered consumer-protocol heartbeat is checked against the coordinator's own rules
 (:func:`assignframe.kip848.reconcile.observe_heartbeat`): an answer Kafka's coordinator could
 not have given (a new epoch or new partitions while the member still owned partitions it had to
 revoke, an epoch going back, a heartbeat it would have fenced) is an ``impossible`` event with
@@ -33,17 +42,55 @@ from ...snapshot import GroupSnapshot, MemberInfo
 from ..traffic.messages import Message
 
 __all__ = [
+    "HEARTBEAT_APIS",
     "ConsumerGroupTimeline",
     "ConsumerMember",
     "ConsumerTimelineBuilder",
+    "HeartbeatApi",
     "build_consumer_timelines",
     "merge_classic_members",
 ]
 
 LEAVE_EPOCHS = {-1: "leave", -2: "static leave"}
 VANISHED_INTERVALS = 3  # heartbeat intervals of silence at the capture's end
-_SUBSCRIPTION_FIELDS = ("instance_id", "rack_id", "subscribed_topic_names",
-                        "subscribed_topic_regex", "server_assignor")
+
+
+@dataclass(frozen=True)
+class HeartbeatApi:
+    """What one group type's heartbeat API carries; the timeline machinery is the same.
+
+    :param group_type: the snapshots' ``group_type`` (and their members' ``member_type``)
+    :param heartbeat: the heartbeat response kind (its request is read with it)
+    :param describe: the describe response kind
+    :param subscription: the request fields that say what a member subscribes to (null:
+        unchanged since its last heartbeat)
+    :param owned: the request field where the member reports what it owns, or None
+    :param leave_epochs: request member epochs that leave the group
+    :param reconciled: members revoke before they receive (KIP-848), checked per heartbeat
+    :param described_target: the describe reports a target assignment per member
+    """
+
+    group_type: str
+    heartbeat: str
+    describe: str
+    subscription: tuple[str, ...]
+    owned: str | None
+    leave_epochs: dict[int, str]
+    reconciled: bool
+    described_target: bool
+
+
+#: The consumer protocol's (KIP-848) and share groups' (KIP-932) heartbeat APIs, as Kafka 4.3.1's
+#: {ConsumerGroup,ShareGroup}{Heartbeat,Describe}{Request,Response}.json define them.
+HEARTBEAT_APIS = (
+    HeartbeatApi("consumer", "ConsumerGroupHeartbeatResponse", "ConsumerGroupDescribeResponse",
+                 ("instance_id", "rack_id", "subscribed_topic_names", "subscribed_topic_regex",
+                  "server_assignor"), "topic_partitions", LEAVE_EPOCHS, True, True),
+    HeartbeatApi("share", "ShareGroupHeartbeatResponse", "ShareGroupDescribeResponse",
+                 ("rack_id", "subscribed_topic_names"), None, {-1: "leave"}, False, False),
+)
+_BY_HEARTBEAT = {api.heartbeat: api for api in HEARTBEAT_APIS}
+_BY_DESCRIBE = {api.describe: api for api in HEARTBEAT_APIS}
 
 
 @dataclass
@@ -69,6 +116,7 @@ class ConsumerMember:
 @dataclass
 class ConsumerGroupTimeline:
     group_id: str
+    group_type: str = "consumer"  # or "share" (KIP-932)
     members: dict[str, ConsumerMember] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)
     snapshots: list[GroupSnapshot] = field(default_factory=list)
@@ -91,13 +139,14 @@ class ConsumerTimelineBuilder:
         if message.kind == "MetadataResponse":
             self.topic_names.update(message.fields.get("topic_names") or {})
             self.partitions_per_topic.update(message.fields.get("partitions_per_topic") or {})
-        elif message.kind == "ConsumerGroupHeartbeatResponse" and message.frame.request:
-            self._heartbeat(message)
-        elif message.kind == "ConsumerGroupDescribeResponse":
-            self._describe(message)
+        elif message.kind in _BY_HEARTBEAT and message.frame.request:
+            self._heartbeat(message, _BY_HEARTBEAT[message.kind])
+        elif message.kind in _BY_DESCRIBE:
+            self._describe(message, _BY_DESCRIBE[message.kind])
 
-    def _group(self, group_id: str) -> ConsumerGroupTimeline:
-        return self.groups.setdefault(group_id, ConsumerGroupTimeline(group_id))
+    def _group(self, group_id: str, api: HeartbeatApi) -> ConsumerGroupTimeline:
+        """A group id names one group of one type on a cluster."""
+        return self.groups.setdefault(group_id, ConsumerGroupTimeline(group_id, api.group_type))
 
     def _names(self, topic_partitions: Iterable[dict[str, Any]] | None) -> list[list[Any]] | None:
         if topic_partitions is None:
@@ -105,7 +154,7 @@ class ConsumerTimelineBuilder:
         return sorted([self.topic_names.get(t["topic_id"], t["topic_id"]), p]
                       for t in topic_partitions for p in t["partitions"])
 
-    def _heartbeat(self, response: Message) -> None:
+    def _heartbeat(self, response: Message, api: HeartbeatApi) -> None:
         frame = response.frame
         assert frame.request is not None
         from ..traffic.messages import (
@@ -116,7 +165,7 @@ class ConsumerTimelineBuilder:
         if request is None or request.error:
             return
         sent, got = request.fields, response.fields
-        group = self._group(sent["group_id"])
+        group = self._group(sent["group_id"], api)
         member_id = got.get("member_id") or sent["member_id"]
         member = group.members.get(member_id)
         if member is None:
@@ -127,26 +176,27 @@ class ConsumerTimelineBuilder:
             member.joined = True  # NOT_COORDINATOR while the coordinator loads) is no join
             group.events.append(_event(frame, "join", member_id))
         member.last_seen = frame.timestamp
-        self._request(group, member, sent, frame)
-        self._response(group, member, got, frame)
+        self._request(group, member, sent, frame, api)
+        self._response(group, member, got, frame, api)
 
     def _request(self, group: ConsumerGroupTimeline, member: ConsumerMember,
-                 sent: dict[str, Any], frame: Any) -> None:
-        for name in _SUBSCRIPTION_FIELDS:  # null means unchanged since the last heartbeat
+                 sent: dict[str, Any], frame: Any, api: HeartbeatApi) -> None:
+        for name in api.subscription:  # null means unchanged since the last heartbeat
             if sent.get(name) is not None:
                 member.subscription[name] = sent[name]
-        owned = self._names(sent.get("topic_partitions"))
-        if owned is not None:
-            member.owned = owned
+        if api.owned is not None:
+            owned = self._names(sent.get(api.owned))
+            if owned is not None:
+                member.owned = owned
+            member.reported = _by_id(sent.get(api.owned))
         member.request_epoch = sent["member_epoch"]
-        member.reported = _by_id(sent.get("topic_partitions"))
-        leave = LEAVE_EPOCHS.get(sent["member_epoch"])
+        leave = api.leave_epochs.get(sent["member_epoch"])
         if leave:
             member.state = "left"
             group.events.append(_event(frame, leave, member.member_id))
 
     def _response(self, group: ConsumerGroupTimeline, member: ConsumerMember,
-                  got: dict[str, Any], frame: Any) -> None:
+                  got: dict[str, Any], frame: Any, api: HeartbeatApi) -> None:
         if got["error_code"]:
             name = error_name(got["error_code"])
             if name == "FENCED_MEMBER_EPOCH" or name == "UNKNOWN_MEMBER_ID":
@@ -156,7 +206,8 @@ class ConsumerTimelineBuilder:
                                        message=got.get("error_message")))
             return
         member.heartbeat_interval_ms = got.get("heartbeat_interval_ms")
-        self._check(group, member, got, frame)
+        if api.reconciled:
+            self._check(group, member, got, frame)
         assignment = self._names((got.get("assignment") or {}).get("topic_partitions"))
         changed = assignment is not None and assignment != member.assignment
         if got.get("assignment") is not None:
@@ -220,9 +271,9 @@ class ConsumerTimelineBuilder:
                 group.events.append({"event": "vanished", "member_id": member.member_id,
                                      "timestamp": member.last_seen})
 
-    def _describe(self, response: Message) -> None:
+    def _describe(self, response: Message, api: HeartbeatApi) -> None:
         for described in response.fields.get("groups") or ():
-            group = self._group(described["group_id"])
+            group = self._group(described["group_id"], api)
             group.described.append({
                 "error": error_name(described["error_code"]) if described["error_code"] else None,
                 "group_state": described["group_state"],
@@ -232,7 +283,8 @@ class ConsumerTimelineBuilder:
                 "members": {m["member_id"]: {
                     "epoch": m["member_epoch"],
                     "current": _named(m["assignment"]),
-                    "target": _named(m["target_assignment"]),
+                    "target": (_named(m["target_assignment"]) if api.described_target
+                               else None),
                 } for m in described["members"]},
             })
 
@@ -240,6 +292,10 @@ class ConsumerTimelineBuilder:
         for group in self.groups.values():
             group.partitions_per_topic = dict(self.partitions_per_topic)
             self._mark_vanished(group, self.last_timestamp)
+            # a describe answered after an epoch's last heartbeat answer describes it too
+            group.snapshots = [dataclasses.replace(s, **_described(group, s.generation,
+                                                                   set(s.members)))
+                               for s in group.snapshots]
         return sorted(self.groups.values(), key=lambda g: g.group_id)
 
 
@@ -277,10 +333,10 @@ def _group_snapshot(group: ConsumerGroupTimeline, epoch: int,
     assignor = next((m.subscription.get("server_assignor") for m in live.values()
                      if m.subscription.get("server_assignor")), None)
     info = {member_id: MemberInfo(client_id=m.client_id, client_host=m.client_host,
-                                  member_type="consumer", member_epoch=m.epoch)
+                                  member_type=group.group_type, member_epoch=m.epoch)
             for member_id, m in live.items()}
     return GroupSnapshot(group.group_id, epoch, assignor, members, current,
-                         Cluster(dict(partitions_per_topic)), group_type="consumer",
+                         Cluster(dict(partitions_per_topic)), group_type=group.group_type,
                          member_info=info, observed_at=timestamp,
                          **_described(group, epoch, set(members)))
 
@@ -293,7 +349,7 @@ def _described(group: ConsumerGroupTimeline, epoch: int, members: set[str]) -> d
         return {}
     last = seen[-1]
     target = {m: [tuple(p) for p in d["target"]] for m, d in last["members"].items()
-              if m in members}
+              if m in members and d["target"] is not None}
     return {"group_state": last["group_state"], "assignor": last["assignor"] or None,
             "target_epoch": last["assignment_epoch"],
             "target": GroupAssignment.from_partitions(target) if target else None}

@@ -24,6 +24,7 @@ from ...model import (
     Member,
     MemberAssignment,
     TopicPartition,
+    partition_pairs,
 )
 from .records import OffsetsRecord
 
@@ -85,20 +86,17 @@ class ConsumerGroupState:
         return {"group_id": self.group_id, "deleted": self.deleted,
                 "group_epoch": self.group_epoch, "assignment_epoch": self.assignment_epoch,
                 "members": {m: _plain(dataclasses.asdict(v)) for m, v in self.members.items()},
-                "target_assignment": {m: _pairs(a.partitions) for m, a in self.target.items()},
+                "target_assignment": {m: partition_pairs(a.partitions)
+                                      for m, a in self.target.items()},
                 "current_assignment": {m: _plain(dataclasses.asdict(c))
                                        for m, c in self.current.items()},
                 "regular_expressions": {r: list(t) for r, t in self.regexes.items()}}
 
 
-def _pairs(partitions: Iterable[TopicPartition]) -> list[list[Any]]:
-    return [[tp.topic, tp.partition] for tp in partitions]
-
-
 def _plain(fields: Mapping[str, Any]) -> dict[str, Any]:
     """A record's fields as decode has always printed them: partitions as [topic, partition]
     pairs, topic names as a list."""
-    return {name: (_pairs(value) if name in ("assigned", "pending_revocation") else
+    return {name: (partition_pairs(value) if name in ("assigned", "pending_revocation") else
                    list(value) if isinstance(value, tuple) else value)
             for name, value in fields.items()}
 

@@ -36,7 +36,8 @@ INTERESTING_APIS = frozenset(
     codec.api_key(name)
     for name in ("Metadata", "FindCoordinator", "JoinGroup", "Heartbeat", "LeaveGroup",
                  "SyncGroup", "ApiVersions", "CreateTopics",
-                 "ConsumerGroupHeartbeat", "ConsumerGroupDescribe")
+                 "ConsumerGroupHeartbeat", "ConsumerGroupDescribe",
+                 "ShareGroupHeartbeat", "ShareGroupDescribe")
 )
 
 

@@ -4,7 +4,8 @@ Every body is decoded by :mod:`assignframe_codec` (its declarations follow the K
 this module only picks what the timeline uses: JoinGroup/SyncGroup as their ``to_dict()`` view
 (snake_case fields, bytes as bytes), partition counts from Metadata responses and CreateTopics
 requests, leaving members, heartbeat errors and the client software (ApiVersions, KIP-511);
-ConsumerGroupHeartbeat and ConsumerGroupDescribe (KIP-848) as their ``to_dict()`` view.
+ConsumerGroupHeartbeat and ConsumerGroupDescribe (KIP-848), ShareGroupHeartbeat and
+ShareGroupDescribe (KIP-932) as their ``to_dict()`` view.
 """
 
 from __future__ import annotations
@@ -123,6 +124,9 @@ _READERS: dict[str, Callable[[KafkaFrame], dict[str, Any]]] = {
     "ConsumerGroupHeartbeatRequest": _codec("ConsumerGroupHeartbeatRequest"),
     "ConsumerGroupHeartbeatResponse": _codec("ConsumerGroupHeartbeatResponse"),
     "ConsumerGroupDescribeResponse": _codec("ConsumerGroupDescribeResponse"),
+    "ShareGroupHeartbeatRequest": _codec("ShareGroupHeartbeatRequest"),
+    "ShareGroupHeartbeatResponse": _codec("ShareGroupHeartbeatResponse"),
+    "ShareGroupDescribeResponse": _codec("ShareGroupDescribeResponse"),
 }
 
 

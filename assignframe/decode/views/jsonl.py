@@ -6,8 +6,11 @@ record), rounds, events, changes, replay and, per member, its client and what it
 consumer-protocol groups each member also says its ``final_state`` (active, left, fenced or
 vanished at the capture's end), ``subscription_regex`` and ``server_assignor``, and the group its
 ``events`` (in time order), ``described`` (ConsumerGroupDescribe), the epoch's ``epoch_span``
-and its ``handovers`` (partitions nobody consumed during it, and why). docs/decode.md lists every
-field.
+and its ``handovers`` (partitions nobody consumed during it, and why). Share groups (KIP-932)
+come the same way with ``group_type`` ``"share"``: ``final_state`` per member, ``described``
+from ShareGroupDescribe, no hand-overs, ``metrics`` by :mod:`..kip848.share` (several members
+may hold one share partition); such a line is not read back (``read_snapshot`` models classic
+and consumer groups). docs/decode.md lists every field.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from ...snapshot import snapshot_to_dict as core_snapshot_dict
 from ..classic.snapshots import group_snapshot
 from ..classic.timeline import GroupTimeline, MemberRound, Snapshot
 from ..kip848.handover import epoch_spans, gaps_in, handover_gaps
+from ..kip848.share import share_metrics
 from ..kip848.timeline import ConsumerGroupTimeline
 
 __all__ = [
@@ -117,10 +121,13 @@ def consumer_snapshot_dicts(
                 known = group.members.get(member["member_id"])
                 if known is None:  # a classic member of a mixed group (member_type says so)
                     continue
-                member.update(final_state=known.state,
-                              subscription_regex=known.subscription.get("subscribed_topic_regex"),
-                              server_assignor=known.subscription.get("server_assignor"))
-            metrics = snapshot_metrics(snapshot, previous.current if previous else None)
+                member.update(final_state=known.state)
+                if group.group_type == "consumer":  # a share heartbeat has neither field
+                    member.update(
+                        subscription_regex=known.subscription.get("subscribed_topic_regex"),
+                        server_assignor=known.subscription.get("server_assignor"))
+            judged = share_metrics if snapshot.group_type == "share" else snapshot_metrics
+            metrics = judged(snapshot, previous.current if previous else None)
             span = spans.get(snapshot.generation)
             result.update(metrics=metrics.as_dict(), events=events, described=group.described,
                           epoch_span=list(span) if span else None,

@@ -1,10 +1,12 @@
-"""decode's text view of consumer-protocol (KIP-848) groups, for people.
+"""decode's text view of consumer-protocol (KIP-848) and share (KIP-932) groups, for people.
 
 One group: its span in time, the server assignor (named, and how that is known), the members by
 client name (their ids said once), every event in time order with its time, then each epoch with
 its own time span, its members' epochs, owned / assigned / target partitions, its metrics, and
 the partitions nobody consumed during it: *in flight* while members reconciled (normal), or
 *unowned* because an owner vanished, was fenced or the hand-over took too long (a problem).
+A share group's members report no owned partitions and get no separate target, so those columns
+are left out, and its partitions held by no live member are named per epoch.
 Nothing is computed here: metrics are the core's, hand-overs :mod:`..kip848.handover`'s.
 """
 
@@ -21,6 +23,7 @@ from rich.table import Table
 from ...audit.migration import coordinator_assignor
 from ...snapshot import GroupSnapshot, snapshot_metrics
 from ..kip848.handover import Gap, epoch_spans, gaps_in, handover_gaps, member_names
+from ..kip848.share import share_metrics, shared_partitions, unheld_partitions
 from ..kip848.timeline import ConsumerGroupTimeline
 
 __all__ = ["render_consumer_timelines"]
@@ -82,14 +85,29 @@ def _heading(view: _View) -> list[str]:
     epochs = len(group.snapshots)
     ends = [end for _, end in view.spans.values()]
     span = f", {_clock(view.start)} to {_clock(max(ends))}" if ends else ""
-    assignor, how = coordinator_assignor(group.snapshots[-1]) if group.snapshots else ("?", "")
+    assignor, how = _assignor(group)
     members = ", ".join(f"{escape(name)} = {escape(m)}" for m, name in view.names.items())
+    kind = ("share group", "share groups, KIP-932") if group.group_type == "share" else (
+        "consumer group", "consumer protocol, KIP-848")
     return [
-        f"== consumer group [bold]{escape(group.group_id)}[/] (consumer protocol, KIP-848): "
+        f"== {kind[0]} [bold]{escape(group.group_id)}[/] ({kind[1]}): "
         f"{epochs} epoch(s){span} ==",
         f"assignor: [bold]{escape(assignor)}[/] ({escape(how)})",
         f"members: {members}",
     ]
+
+
+def _assignor(group: ConsumerGroupTimeline) -> tuple[str, str]:
+    """The server assignor and how it is known. A share member names none (its heartbeat has
+    no assignor field): only a ShareGroupDescribe answer tells."""
+    if not group.snapshots:
+        return "?", ""
+    if group.group_type != "share":
+        return coordinator_assignor(group.snapshots[-1])
+    named = [s.assignor for s in group.snapshots if s.assignor]
+    if named:
+        return named[-1], "reported by the broker"
+    return "unknown", "no ShareGroupDescribe answer in the capture"
 
 
 def _events(view: _View) -> list[str]:
@@ -124,7 +142,9 @@ def _epoch_table(view: _View, snapshot: GroupSnapshot) -> Table:
                                      else "")
     )
     table = Table(title=title, title_justify="left")
-    columns = ["member", "member epoch", "topics", "owned (reported)", "assigned"]
+    share = snapshot.group_type == "share"
+    columns = ["member", "member epoch", "topics", *([] if share else ["owned (reported)"]),
+               "assigned"]
     if snapshot.target is not None:
         columns.append(f"target (epoch {snapshot.target_epoch})")
     for column in columns:
@@ -133,7 +153,8 @@ def _epoch_table(view: _View, snapshot: GroupSnapshot) -> Table:
         info = snapshot.info(member_id)
         epoch = "classic" if info.member_type == "classic" else str(info.member_epoch)
         row = [view.name(member_id), epoch, ",".join(member.topics),
-               _pairs(member.owned_partitions), _pairs(snapshot.current.partitions_of(member_id))]
+               *([] if share else [_pairs(member.owned_partitions)]),
+               _pairs(snapshot.current.partitions_of(member_id))]
         if snapshot.target is not None:
             row.append(_pairs(snapshot.target.partitions_of(member_id)))
         table.add_row(*map(escape, row))
@@ -142,6 +163,8 @@ def _epoch_table(view: _View, snapshot: GroupSnapshot) -> Table:
 
 def _epoch_lines(view: _View, snapshot: GroupSnapshot, previous: GroupSnapshot | None
                  ) -> list[str]:
+    if snapshot.group_type == "share":
+        return _share_lines(snapshot, previous)
     m = snapshot_metrics(snapshot, previous.current if previous else None).as_dict()
     verdict = "valid" if m["valid"] else f"[red]NOT valid: {escape(m['problems'])}[/]"
     if m["withheld"]:
@@ -159,6 +182,23 @@ def _epoch_lines(view: _View, snapshot: GroupSnapshot, previous: GroupSnapshot |
     span = view.spans.get(snapshot.generation)
     for gap in gaps_in(view.gaps, span) if span else []:
         lines.append("  " + _gap_text(view, gap))
+    return lines
+
+
+def _share_lines(snapshot: GroupSnapshot, previous: GroupSnapshot | None) -> list[str]:
+    """A share group's epoch (:mod:`..kip848.share`): partitions per member, the ones several
+    members hold (allowed) and the ones nobody holds."""
+    m = share_metrics(snapshot, previous.current if previous else None).as_dict()
+    shared, nobody = shared_partitions(snapshot), unheld_partitions(snapshot)
+    moved = ("first epoch seen" if previous is None
+             else f"moved {m['partitions_moved']} since epoch {previous.generation}")
+    lines = [f"  metrics: partitions per member min {m['min_partitions']}, max "
+             f"{m['max_partitions']} (max-min {m['spread']}), {moved}"]
+    if shared:
+        lines.append(f"  shared by several members: {escape(_pairs(shared))}")
+    if nobody:
+        lines.append(f"  [red]held by no member[/]: {escape(_pairs(nobody))}")
+    lines += [f"  note: {escape(note)}" for note in snapshot.notes]
     return lines
 
 

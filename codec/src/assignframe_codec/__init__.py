@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .admin_messages import (
+        CONFIG_RESOURCE_BROKER,
+        CONFIG_RESOURCE_GROUP,
+        CONFIG_RESOURCE_TOPIC,
         COORDINATOR_GROUP,
         COORDINATOR_SHARE,
         COORDINATOR_TRANSACTION,
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
         api_versions_request,
         coordinators,
         describe_cluster_request,
+        describe_configs_request,
         describe_groups_request,
         describe_share_group_offsets_request,
         find_coordinator_request,
@@ -239,6 +243,9 @@ _SOURCES: dict[str, tuple[str, ...]] = {
         "response_header_version",
     ),
     "admin_messages": (
+        "CONFIG_RESOURCE_BROKER",
+        "CONFIG_RESOURCE_GROUP",
+        "CONFIG_RESOURCE_TOPIC",
         "COORDINATOR_GROUP",
         "COORDINATOR_SHARE",
         "COORDINATOR_TRANSACTION",
@@ -247,6 +254,7 @@ _SOURCES: dict[str, tuple[str, ...]] = {
         "api_versions_request",
         "coordinators",
         "describe_cluster_request",
+        "describe_configs_request",
         "describe_groups_request",
         "describe_share_group_offsets_request",
         "find_coordinator_request",
@@ -355,6 +363,9 @@ __all__ += [
 # --- the cluster reader's requests, built per version, and its batched responses (issue 21) --
 
 __all__ += [
+    "CONFIG_RESOURCE_BROKER",
+    "CONFIG_RESOURCE_GROUP",
+    "CONFIG_RESOURCE_TOPIC",
     "COORDINATOR_GROUP",
     "COORDINATOR_SHARE",
     "COORDINATOR_TRANSACTION",
@@ -363,6 +374,7 @@ __all__ += [
     "api_versions_request",
     "coordinators",
     "describe_cluster_request",
+    "describe_configs_request",
     "describe_groups_request",
     "describe_share_group_offsets_request",
     "find_coordinator_request",

@@ -1,7 +1,8 @@
 """The bodies a read-only cluster reader sends and reads, declared like their schema tables:
 ListGroups, DescribeGroups, FindCoordinator, OffsetFetch, ListOffsets, DescribeCluster,
-DescribeShareGroupOffsets and the ApiVersions response. (MetadataRequest/Response and
-ApiVersionsRequest live in :mod:`.apis` with the other bodies ``assignframe decode`` reads.)
+DescribeShareGroupOffsets, DescribeConfigs and the ApiVersions response.
+(MetadataRequest/Response and ApiVersionsRequest live in :mod:`.apis` with the other bodies
+``assignframe decode`` reads.)
 
 Every field of every version is declared, so a body is walked exactly as Java walks it; the
 flexible threshold of each API comes from :mod:`.tables` and decides at run time whether strings,
@@ -12,7 +13,8 @@ Follows clients/src/main/resources/common/message/<Kind>.json of Apache Kafka 4.
 1eb7644, 4.0.0-SNAPSHOT), checked byte for byte against ../shared/golden/admin/codec.jsonl;
 DescribeShareGroupOffsets (KIP-932, v1 KIP-1226) follows Apache Kafka 4.3.1 (26b251a451) and is
 checked against the 4.3.1 broker (tests/kafka43) and Java 4.3.1's own bytes
-(codec/tests/golden43/describe_share_group_offsets.jsonl).
+(codec/tests/golden43/describe_share_group_offsets.jsonl); DescribeConfigs v1-4 follows Apache
+Kafka 4.3.1 too and is checked against Java 4.3.1's bytes (golden43/describe_configs.jsonl).
 A field absent at a version reads as the schema default (not always zero: see the ``default=``
 arguments), and writing a non-default value there is refused unless the schema marks it
 ``ignorable`` (then it is dropped, like Java).
@@ -261,6 +263,46 @@ DESCRIBE_SHARE_GROUP_OFFSETS_RESPONSE = message_struct(
     )),
 )
 
+# --------------------------------------------------------------------------- DescribeConfigs (32)
+# Kafka 4.3.1 (26b251a451) schemas; v0 was removed in Kafka 4.0, v1 is the baseline.
+DESCRIBE_CONFIGS_REQUEST = message_struct(
+    "resources" / Array(nested_struct(                                  # 0+
+        "DescribeConfigsResource", 4,
+        "resource_type" / Int8,                                         # 2 topic 4 broker 32 group
+        "resource_name" / String,
+        "configuration_keys" / NullableArray(String),                   # null = every key
+    )),
+    "include_synonyms" / Since(1, Bool, default=False),                 # 1+
+    "include_documentation" / Since(3, Bool, default=False),            # 3+
+)
+
+DESCRIBE_CONFIGS_RESPONSE = message_struct(
+    "throttle_time_ms" / Int32,                                         # 0+
+    "results" / Array(nested_struct(                                    # 0+
+        "DescribeConfigsResult", 4,
+        "error_code" / Int16,
+        "error_message" / NullableString,
+        "resource_type" / Int8,
+        "resource_name" / String,
+        "configs" / Array(nested_struct(
+            "DescribeConfigsResourceResult", 4,
+            "name" / String,
+            "value" / NullableString,
+            "read_only" / Bool,
+            "config_source" / Since(1, Int8, default=-1, ignorable=True),   # 1+
+            "is_sensitive" / Bool,
+            "synonyms" / Since(1, Array(nested_struct(                  # 1+
+                "DescribeConfigsSynonym", 4,
+                "name" / String,
+                "value" / NullableString,
+                "source" / Int8,
+            )), default=(), ignorable=True),
+            "config_type" / Since(3, Int8, default=0, ignorable=True),  # 3+
+            "documentation" / Since(3, NullableString, default="", ignorable=True),  # 3+
+        )),
+    )),
+)
+
 # --------------------------------------------------------------------------- ApiVersions (18)
 API_VERSIONS_RESPONSE = message_struct(
     "error_code" / Int16,                                               # 0+
@@ -306,6 +348,8 @@ DECLARATIONS: dict[str, tuple[Struct, int, int]] = {
     "ApiVersionsResponse": (API_VERSIONS_RESPONSE, 0, 4),
     "DescribeShareGroupOffsetsRequest": (DESCRIBE_SHARE_GROUP_OFFSETS_REQUEST, 0, 1),
     "DescribeShareGroupOffsetsResponse": (DESCRIBE_SHARE_GROUP_OFFSETS_RESPONSE, 0, 1),
+    "DescribeConfigsRequest": (DESCRIBE_CONFIGS_REQUEST, 1, 4),
+    "DescribeConfigsResponse": (DESCRIBE_CONFIGS_RESPONSE, 1, 4),
 }
 
 for _kind, (_declared, _lowest, _highest) in DECLARATIONS.items():

@@ -7,7 +7,8 @@ layout switches of the schemas:
 
 * FindCoordinator v0-3 carries one ``key``, v4+ a batch of ``coordinator_keys`` (KIP-699);
 * OffsetFetch v0-7 carries one group (``topics`` null = every topic from v2), v8+ a batch;
-* Metadata v0 asks for every topic with an empty list, v1+ with null.
+* Metadata v0 asks for every topic with an empty list, v1+ with null;
+* DescribeConfigs asks for documentation from v3 only.
 
 A request a version cannot carry (two coordinator keys at v3, every topic at OffsetFetch v1) is
 an :class:`~.errors.EncodeError` naming the version, never a silently different request.
@@ -29,6 +30,9 @@ from .registry import message_codec
 from .types import Message
 
 __all__ = [
+    "CONFIG_RESOURCE_BROKER",
+    "CONFIG_RESOURCE_GROUP",
+    "CONFIG_RESOURCE_TOPIC",
     "COORDINATOR_GROUP",
     "COORDINATOR_SHARE",
     "COORDINATOR_TRANSACTION",
@@ -37,6 +41,7 @@ __all__ = [
     "api_versions_request",
     "coordinators",
     "describe_cluster_request",
+    "describe_configs_request",
     "describe_groups_request",
     "describe_share_group_offsets_request",
     "find_coordinator_request",
@@ -50,6 +55,10 @@ __all__ = [
 
 #: FindCoordinator key types (``CoordinatorType`` in Java)
 COORDINATOR_GROUP, COORDINATOR_TRANSACTION, COORDINATOR_SHARE = 0, 1, 2
+
+#: DescribeConfigs resource types (``ConfigResource.Type`` in Java); a broker's name is its id
+#: (empty: the cluster-wide dynamic defaults), a group's its id (KIP-848 group configs)
+CONFIG_RESOURCE_TOPIC, CONFIG_RESOURCE_BROKER, CONFIG_RESOURCE_GROUP = 2, 4, 32
 
 _GROUP_DESCRIBES = ("ConsumerGroupDescribeRequest", "ShareGroupDescribeRequest",
                     "StreamsGroupDescribeRequest")
@@ -87,6 +96,23 @@ def describe_cluster_request(version: int, *,
     """DescribeClusterRequest for the brokers (endpoint type 1, the default)."""
     return _request("DescribeClusterRequest", version, {
         "include_cluster_authorized_operations": include_cluster_authorized_operations})
+
+
+def describe_configs_request(resources: Sequence[tuple[int, str, Sequence[str] | None]],
+                             version: int, *, include_synonyms: bool = False,
+                             include_documentation: bool = False) -> Message:
+    """DescribeConfigsRequest for ``(resource type, resource name, keys)`` triples (keys None:
+    every key of the resource); documentation is asked from v3."""
+    if include_documentation and version < 3:
+        raise _refuse("DescribeConfigsRequest", version, "has no include_documentation (v3+)")
+    value: dict[str, Any] = {
+        "resources": [{"resource_type": kind, "resource_name": name,
+                       "configuration_keys": None if keys is None else list(keys)}
+                      for kind, name, keys in resources],
+        "include_synonyms": include_synonyms}
+    if version >= 3:
+        value["include_documentation"] = include_documentation
+    return _request("DescribeConfigsRequest", version, value)
 
 
 def metadata_request(topics: Iterable[str] | None, version: int, *,

@@ -4,8 +4,11 @@ One place for what every frame reader needs before it can read a body:
 
 * ``APIS``: api key -> (name, first flexible version or None). Names and ``flexibleVersions`` follow
   each ``<Name>Request.json`` under clients/src/main/resources/common/message/ (KIP-482: a flexible
-  body travels with request header v2 and response header v1). ApiVersions responses keep
-  response header v0 at every version (KIP-511), see :func:`response_header_version`.
+  body travels with request header v2 and response header v1); every API a broker listener of
+  Apache Kafka 4.3.1 answers (commit 26b251a451: ``"listeners"`` include ``broker``), so frames of
+  share consumers (ShareFetch, ShareAcknowledge, ...) are framed, not taken for corruption.
+  ApiVersions responses keep response header v0 at every version (KIP-511), see
+  :func:`response_header_version`.
 * ``ERROR_NAMES``: error code -> name, as in the ``Errors`` enum of
   clients/src/main/java/org/apache/kafka/common/protocol/Errors.java (codes -1..116).
 """
@@ -60,6 +63,10 @@ APIS: dict[int, tuple[str, int | None]] = {
     35: ("DescribeLogDirs", 2),
     36: ("SaslAuthenticate", 2),
     37: ("CreatePartitions", 2),
+    38: ("CreateDelegationToken", 2),
+    39: ("RenewDelegationToken", 2),
+    40: ("ExpireDelegationToken", 2),
+    41: ("DescribeDelegationToken", 2),
     42: ("DeleteGroups", 2),
     43: ("ElectLeaders", 2),
     44: ("IncrementalAlterConfigs", 1),
@@ -74,6 +81,7 @@ APIS: dict[int, tuple[str, int | None]] = {
     57: ("UpdateFeatures", 0),
     60: ("DescribeCluster", 0),
     61: ("DescribeProducers", 0),
+    64: ("UnregisterBroker", 0),
     65: ("DescribeTransactions", 0),
     66: ("ListTransactions", 0),
     68: ("ConsumerGroupHeartbeat", 0),
@@ -84,9 +92,20 @@ APIS: dict[int, tuple[str, int | None]] = {
     75: ("DescribeTopicPartitions", 0),
     76: ("ShareGroupHeartbeat", 0),
     77: ("ShareGroupDescribe", 0),
+    78: ("ShareFetch", 0),
+    79: ("ShareAcknowledge", 0),
+    80: ("AddRaftVoter", 0),
+    81: ("RemoveRaftVoter", 0),
+    83: ("InitializeShareGroupState", 0),
+    84: ("ReadShareGroupState", 0),
+    85: ("WriteShareGroupState", 0),
+    86: ("DeleteShareGroupState", 0),
+    87: ("ReadShareGroupStateSummary", 0),
     88: ("StreamsGroupHeartbeat", 0),
     89: ("StreamsGroupDescribe", 0),
     90: ("DescribeShareGroupOffsets", 0),
+    91: ("AlterShareGroupOffsets", 0),
+    92: ("DeleteShareGroupOffsets", 0),
 }
 
 #: ApiVersions: its response header stays v0 whatever the version (KIP-511)
