@@ -129,7 +129,14 @@ def _canonical_topics(topics: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(set(topics), key=java_string_key))
 
 
-@dataclass(frozen=True)
+@functools.lru_cache(maxsize=4096)
+def _names_in_set_order(topics: tuple[str, ...]) -> tuple[str, ...]:
+    # The order of the member's own HashSet<String> of names, which Java keeps with the member
+    # from call to call: kept here per distinct subscription (a canonical tuple, above).
+    return tuple(hash_set_copy_order(topics, java_string_hash))
+
+
+@dataclass(frozen=True, slots=True)
 class ServerMember:
     """One member as ``GroupSpec`` shows it (``MemberSubscriptionAndAssignmentImpl``).
 
@@ -240,8 +247,8 @@ class ServerGroupSpec:
         cached = self._topic_ids_cache.get(names)
         if cached is None:
             by_name = self.topic_ids_by_name
-            in_set_order = hash_set_copy_order(names, java_string_hash)
-            cached = tuple(by_name[name] for name in in_set_order if name in by_name)
+            # A Uuid is a non-empty tuple: filter(None, ...) drops exactly the missing names.
+            cached = tuple(filter(None, map(by_name.get, _names_in_set_order(names))))
             self._topic_ids_cache[names] = cached
         return cached
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+import string
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -133,6 +136,26 @@ def test_java_hash_order_agrees_with_the_table_replay(keys):
 def test_sorted_hash_order_is_the_order_after_sorted_insertion(keys):
     expected = java_hash_order(sorted(keys, key=java_string_key))
     assert java_sorted_hash_order(reversed(keys)) == expected
+
+
+def test_sorted_hash_order_of_thousands_of_ids_is_the_table_replay():
+    # Large groups take the place-key sort (cached from call to call); ids that share their
+    # first characters (and so, in one bucket, a place key) and short ids must fall back to
+    # the whole strings. Each is checked twice: the second call reads the cached keys.
+    rng = random.Random(34)
+    groups = [
+        ["".join(rng.choices(string.ascii_letters + string.digits + "-_", k=22))
+         for _ in range(3000)],
+        [f"consumer-{n}" for n in rng.sample(range(10**6), 2000)],
+        list({"".join(rng.choices("ab\0", k=rng.randint(0, 12))) for _ in range(1500)}),
+    ]
+    for keys in groups:
+        table: JavaHashSet[str] = JavaHashSet(java_string_hash)
+        for key in sorted(keys, key=java_string_key):
+            table.add(key)
+        assert not table.has_treebin
+        assert java_sorted_hash_order(keys) == table.keys()
+        assert java_sorted_hash_order(reversed(keys)) == table.keys()
 
 
 # -- one member's assignment map, as the server assignors build it -------------------------------

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
-import sys
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
@@ -79,6 +79,45 @@ def _spread_string_hashes(strings: list[str]) -> list[int]:
                 h = java_string_hash(text)
                 found[i] = cache[text] = h ^ (h >> 16)
     return found  # type: ignore[return-value]  # no None left
+
+
+class _PlaceKeys(NamedTuple):
+    """Place keys of ASCII strings in a table of one capacity: the bucket, then the first
+    characters (7 bits each), packed into the 53 bits a float holds exactly, so that member
+    ordering is one C-level sort of floats. Kept from call to call, as Java keeps a String's
+    hash in the String (cleared, like the hashes, when they grow too large)."""
+
+    of: dict[str, float]
+    #: place key -> the first string seen with it
+    first: dict[float, str]
+    #: strings whose place key another string seen shares (their order needs whole strings)
+    shared: set[str]
+
+
+_PLACE_KEYS: dict[int, _PlaceKeys] = {}
+
+
+def _place_keys(strings: list[str], capacity: int) -> _PlaceKeys:
+    """The place keys of a table of ``capacity``, ``strings``' among them."""
+    keys = _PLACE_KEYS.get(capacity)
+    if keys is None:
+        keys = _PLACE_KEYS[capacity] = _PlaceKeys({}, {}, set())
+    if len(keys.of) + len(strings) > _SPREAD_CACHE_LIMIT:
+        keys.of.clear()
+        keys.first.clear()
+        keys.shared.clear()
+    mask = capacity - 1
+    chars = (53 - mask.bit_length()) // 7
+    for text, spread in zip(strings, _spread_string_hashes(strings), strict=True):
+        if text not in keys.of:
+            key = spread & mask
+            for char in text[:chars].ljust(chars, "\0"):
+                key = key << 7 | ord(char)
+            place = keys.of[text] = float(key)
+            first = keys.first.setdefault(place, text)
+            if first != text:
+                keys.shared.update((first, text))
+    return keys
 
 
 # -- Integer, Uuid, TopicIdPartition ------------------------------------------------------------
@@ -395,7 +434,7 @@ def java_sorted_hash_order(keys: Iterable[str]) -> list[str]:
     ``String.compareTo`` order (how the coordinator builds ``GroupSpec.memberIds()``).
 
     Within a bucket that insertion order is the sorted order, so one sort by (bucket, key) gives
-    it, without sorting the keys first.
+    it, without sorting the keys first (for ASCII keys, a sort of cached float place keys).
     """
     # A mapping's or set's keys are unique already.
     unique = list(keys) if isinstance(keys, Mapping | AbstractSet) else list(dict.fromkeys(keys))
@@ -404,14 +443,22 @@ def java_sorted_hash_order(keys: Iterable[str]) -> list[str]:
     capacity = _DEFAULT_CAPACITY
     while len(unique) > capacity * 3 // 4:
         capacity *= 2
+    if "".join(unique).isascii():
+        # ASCII: a key's place key orders it by bucket, then by its first characters (Java's
+        # String order for ASCII). Where two strings seen share a place key (the same bucket
+        # and first characters: ~1e-9 a pair for random ids) the whole strings decide below.
+        # Sorted by a key function: the floats are compared in C, the strings carried along.
+        places = _PLACE_KEYS.get(capacity)
+        ordered = None
+        if places is not None:
+            with contextlib.suppress(KeyError):  # a string not seen yet
+                ordered = sorted(unique, key=places.of.__getitem__)
+        if places is None or ordered is None:
+            places = _place_keys(unique, capacity)
+            ordered = sorted(unique, key=places.of.__getitem__)
+        if not places.shared or places.shared.isdisjoint(unique):
+            return ordered
     mask = capacity - 1
-    if capacity <= sys.maxunicode and "".join(unique).isascii():
-        # ASCII: Python's string order is Java's. Each key prefixed by its bucket as one
-        # character sorts by (bucket, key) in one C-level sort of strings that mostly differ
-        # in their first character (no tuples, no second sort).
-        buckets = [h & mask for h in _spread_string_hashes(unique)]
-        decorated = list(map(str.__add__, map(chr, buckets), unique))
-        return list(map(unique.__getitem__, sorted(range(len(unique)), key=decorated.__getitem__)))
     buckets = [(h ^ (h >> 16)) & mask for h in map(java_string_hash, unique)]
     return [
         key for _, _, key in sorted(zip(buckets, map(java_string_key, unique), unique, strict=True))

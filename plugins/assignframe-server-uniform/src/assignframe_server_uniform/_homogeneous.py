@@ -36,36 +36,36 @@ def assign_homogeneous(group: ServerGroupSpec) -> Assignment:
     topics = topic_order(group)
     if not topics:
         return {}
-    total = sum(map(group.num_partitions, topics))
+    counts = list(map(group.num_partitions, topics))
     members = group.member_ids()
-    minimum, remaining = divmod(total, len(members))
-    if not any(map(_current_of, group.members.values())):
-        return _fresh(members, minimum, remaining, topics, group)
-    unassigned = _unheld_partitions(group, topics)
-    subscribed = set(topics)
-    result: Assignment = {}
-    unfilled: list[tuple[str, int]] = []
+    minimum, remaining = divmod(sum(counts), len(members))
     group_members = group.members
-    for index, member_id in enumerate(members):
+    if not any(map(_current_of, group_members.values())):
+        return _fresh(members, minimum, remaining, topics, counts)
+    unassigned = _unheld_partitions(group, topics, counts)
+    subscribed = set(topics)
+    currents = list(map(_current_of, map(group_members.__getitem__, members)))
+    # Each member's map starts as what it holds (C-level); the loop replaces the few that lose
+    # partitions, and only computes quotas for the rest.
+    result: Assignment = dict(zip(members, map(dict, currents), strict=True))
+    unfilled: list[tuple[str, int]] = []
+    size = len(members)
+    for index, current in enumerate(currents):
         extra = remaining > 0
         quota = minimum + 1 if extra else minimum
-        current = group_members[member_id].current
         if len(current) == 1 and current[0][0] in subscribed and len(current[0][1]) <= quota:
-            # The usual member: one topic, all of it kept (what _keep_within_quota would do).
-            result[member_id] = dict(current)
-            quota -= len(current[0][1])
+            quota -= len(current[0][1])  # the usual member: one topic, all of it kept
         elif current:
+            member_id = members[index]
             kept, quota = _keep_within_quota(group, member_id, subscribed, quota, unassigned)
             result[member_id] = kept
-        else:
-            result[member_id] = {}
         # A member that cannot fill even its minimum leaves the extra partition to a later one,
         # as long as enough members remain to take every extra.
-        if quota > 0 and extra and len(members) - index > remaining:
+        if quota > 0 and extra and size - index > remaining:
             quota -= 1
             extra = False
         if quota > 0:
-            unfilled.append((member_id, quota))
+            unfilled.append((members[index], quota))
         if extra:
             remaining -= 1
     _hand_out(unfilled, unassigned, result)
@@ -77,7 +77,7 @@ def _fresh(
     minimum: int,
     remaining: int,
     topics: list[Uuid],
-    group: ServerGroupSpec,
+    counts: list[int],
 ) -> Assignment:
     """Nobody holds anything: what the loop above gives, without walking empty assignments.
 
@@ -85,25 +85,26 @@ def _fresh(
     extras, so the last ``remaining`` members in Java's order get ``minimum + 1``.
     """
     first_extra = len(members) - remaining
-    everything = [(t, group.num_partitions(t)) for t in topics]
-    if any(count == 0 for _, count in everything):  # rare: keep the general hand-out
+    everything = list(zip(topics, counts, strict=True))
+    if 0 in counts:  # rare: keep the general hand-out
         unfilled = [
             (member_id, minimum + 1 if index >= first_extra else minimum)
             for index, member_id in enumerate(members)
             if minimum or index >= first_extra
         ]
         fallback: Assignment = {member_id: {} for member_id in members}
-        _hand_out(unfilled, [(t, tuple(range(n))) for t, n in everything], fallback)
+        _hand_out(unfilled, [(t, _partition_range(0, n)) for t, n in everything], fallback)
         return fallback
-    if not remaining and all(count % minimum == 0 for _, count in everything):
+    if not remaining and not any(map(operator.mod, counts, itertools.repeat(minimum))):
         # One quota that tiles every topic (as 100 partitions do for 10 each): member i takes
-        # the i-th run of the partitions, topic after topic, built by C-level iterators.
-        per_topic = [count // minimum for _, count in everything]
-        keys = itertools.chain.from_iterable(
-            map(itertools.repeat, [(t,) for t, _ in everything], per_topic)
-        )
-        runs = itertools.chain.from_iterable(_runs(0, minimum, n) for n in per_topic)
-        return dict(zip(members, map(dict.fromkeys, keys, runs), strict=True))
+        # the i-th run of the partitions, topic after topic, from C-level iterators (a dict
+        # display per member: cheaper than a dict.fromkeys call).
+        per_topic = list(map(operator.floordiv, counts, itertools.repeat(minimum)))
+        keys = itertools.chain.from_iterable(map(itertools.repeat, topics, per_topic))
+        runs_of = {n: _runs(0, minimum, n) for n in set(per_topic)}  # topics alike share them
+        runs = itertools.chain.from_iterable(map(runs_of.__getitem__, per_topic))
+        maps = [{t: run} for t, run in zip(keys, runs, strict=True)]
+        return dict(zip(members, maps, strict=True))
     # The members take consecutive runs of the partitions, topic after topic: members of one
     # quota that fit in what is left of the current topic take their runs as one block.
     # In member order: those before first_extra get nothing when the minimum is 0.
@@ -128,7 +129,7 @@ def _fresh(
             index += 1
             while quota:
                 taken = min(quota, count - offset)
-                assignment[topic_id] = tuple(range(offset, offset + taken))
+                assignment[topic_id] = _partition_range(offset, offset + taken)
                 quota -= taken
                 offset += taken
                 if quota:
@@ -152,30 +153,45 @@ def _fresh(
 def _runs(offset: int, quota: int, count: int) -> tuple[tuple[int, ...], ...]:
     """``count`` consecutive runs of ``quota`` partitions from ``offset`` (shared tuples)."""
     starts = range(offset, offset + count * quota, quota)
-    return tuple(tuple(range(start, start + quota)) for start in starts)
+    return tuple(_partition_range(start, start + quota) for start in starts)
+
+
+#: The partition numbers every tuple this module makes is sliced from: one int object per
+#: number, so a run handed out in one call and held as "current" in the next compares with
+#: ``_partition_range`` element by element by identity (no int comparison).
+_PARTITIONS: tuple[int, ...] = tuple(range(1024))
+
+
+def _partition_range(start: int, stop: int) -> tuple[int, ...]:
+    """``tuple(range(start, stop))`` made of the shared int objects."""
+    global _PARTITIONS
+    if stop > len(_PARTITIONS):
+        grown = max(stop, 2 * len(_PARTITIONS))
+        _PARTITIONS = _PARTITIONS + tuple(range(len(_PARTITIONS), grown))
+    return _PARTITIONS[start:stop]
 
 
 def _unheld_partitions(
-    group: ServerGroupSpec, topics: list[Uuid]
+    group: ServerGroupSpec, topics: list[Uuid], counts: list[int]
 ) -> list[tuple[Uuid, tuple[int, ...]]]:
-    """Per topic in ``topics`` order, its partitions that no member's current assignment holds."""
+    """Per topic in ``topics`` order (of ``counts`` partitions each), its partitions that no
+    member's current assignment holds."""
     held: dict[Uuid, list[tuple[int, ...]]] = {}
     for member in group.members.values():
         for topic_id, partitions in member.current:
             held.setdefault(topic_id, []).append(partitions)
     chunks = []
-    for topic_id in topics:
-        count = group.num_partitions(topic_id)
+    for topic_id, count in zip(topics, counts, strict=True):
         runs = held.get(topic_id, ())
         if _all_held_in_runs(runs, count):
             continue  # the usual target: runs that tile the topic, checked without a set
         taken = set(itertools.chain.from_iterable(runs))
         if not taken:
-            free: tuple[int, ...] = tuple(range(count))
+            free: tuple[int, ...] = _partition_range(0, count)
         elif len(taken) >= count and taken.issuperset(range(count)):
             continue  # all held (the usual case): no per-partition loop
         else:
-            free = tuple(p for p in range(count) if p not in taken)
+            free = tuple(p for p in _partition_range(0, count) if p not in taken)
         if free:
             chunks.append((topic_id, free))
     return chunks
@@ -184,9 +200,15 @@ def _unheld_partitions(
 def _all_held_in_runs(runs: list[tuple[int, ...]], count: int) -> bool:
     """Whether ``runs``, ordered, are consecutive ranges that hold ``0 .. count - 1`` once each
     (False says nothing: the caller then checks partition by partition)."""
+    ordered = tuple(sorted(runs))
+    if ordered and count == len(ordered[0]) * len(ordered):
+        # Runs of one length (the usual target): one compare with the cached runs, run by run
+        # by identity when they are the tuples an earlier call handed out.
+        if ordered == _runs(0, len(ordered[0]), len(ordered)):
+            return True
     whole = _range_tuple(count)
     start = 0
-    for run in sorted(runs):
+    for run in ordered:
         end = start + len(run)
         if run != whole[start:end]:
             return False
@@ -196,7 +218,7 @@ def _all_held_in_runs(runs: list[tuple[int, ...]], count: int) -> bool:
 
 @functools.lru_cache(maxsize=64)
 def _range_tuple(count: int) -> tuple[int, ...]:
-    return tuple(range(count))
+    return _partition_range(0, count)
 
 
 def _keep_within_quota(
