@@ -7,7 +7,7 @@
     python bench/bench_audit.py --breakdown 1000     # CPU per group: audit / strategies' own work
                                                      # inside the pass (and the old re-run)
 
-The synthetic fleet (assignframe.audit.fleet): 1-50 members and 1-500 partitions per group,
+The synthetic fleet (assignframe.audit.synthetic): 1-50 members and 1-500 partitions per group,
 log-uniform (most groups small, as in real fleets). Reports groups/s, groups/s per core, peak
 memory of the whole process tree (workers and the Spark JVM included) and the time growth from
 the small to the large fleet. Results: printed, and written to OUT/bench_audit.json.
@@ -31,8 +31,8 @@ from pathlib import Path
 import psutil
 
 from assignframe.audit import AuditOptions, run_audit, write_fleet
+from assignframe.audit.chunks import InputReader
 from assignframe.audit.group import audit_chunk
-from assignframe.audit.reader import InputReader
 from assignframe.audit.rerun import AuditContext
 
 ENGINES = {

@@ -268,8 +268,8 @@ def measure_admin(bootstrap: str) -> dict:
 def measure_reader(bootstrap: str, groups: int) -> dict:
     """The reader's pass and the verdicts, in this process (no start-up, no output)."""
     from assignframe.cluster.config import ClientConfig
-    from assignframe.cluster.fleet import verdicts
     from assignframe.cluster.group_records import READ_BUDGET_S, GroupMetadataLog
+    from assignframe.cluster.inspection import verdicts
     from assignframe.cluster.reader import GroupFilter, read_cluster
     from assignframe.cluster.transport import Transport
 

@@ -35,7 +35,7 @@ def snapshot_row(**overrides):
 
 def fleet_groups(groups, seed, max_members=9, max_partitions=60):
     """The readable typed snapshots of a synthetic fleet (malformed rows left out)."""
-    from assignframe.audit.fleet import fleet_snapshots
+    from assignframe.audit.synthetic import fleet_snapshots
     from assignframe.snapshot import MalformedSnapshot, read_snapshot
 
     snapshots = []

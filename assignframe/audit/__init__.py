@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from ..snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
-from .fleet import fleet_snapshots, write_fleet
 from .group import audit_group, snapshot_view
 from .options import AuditOptions
 from .recommend import Recommendation, recommend
+from .synthetic import fleet_snapshots, write_fleet
 
 __all__ = [
     "ENGINES",

@@ -16,10 +16,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .chunks import InputReader, superseded_rows
 from .group import ChunkResult, audit_chunk, audit_group
 from .options import AuditOptions
 from .output import RowsWriter, write_json
-from .reader import InputReader, superseded_rows
 from .rerun import AuditContext
 from .summary import Aggregates, AttentionLists, WorstGroups, run_facts, summary_document
 

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from ..snapshot import MalformedSnapshot
+from .chunks import input_format, superseded_rows
 from .group import audit_group, fewer_collections
 from .options import AuditOptions
 from .output import MIGRATION_CSV, migration_line, write_json
-from .reader import input_format, superseded_rows
 from .rerun import AuditContext
 from .rows import ATTENTION, COLUMNS, GROUP_COLUMNS, MIGRATION_COLUMNS
 from .summary import (

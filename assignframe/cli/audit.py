@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..audit import ENGINES, AuditOptions, run_audit
+from ..audit.chunks import input_format
 from ..audit.console import print_summary
-from ..audit.reader import input_format
 from ..errors import InputError
 from ..plugins.manager import get_plugin_manager
 from ._common import add_command, checked_strategies, console, positive_int, print_json

@@ -199,7 +199,7 @@ def _wait_until_assigned(members: list[threading.Thread]) -> None:
 
 def _inspect(bootstrap: str) -> Any:
     from ..cluster.config import ClientConfig
-    from ..cluster.fleet import inspect_cluster
+    from ..cluster.inspection import inspect_cluster
     from ..cluster.reader import GroupFilter
 
     return inspect_cluster(bootstrap, ClientConfig(), GroupFilter("^demo-"), 30.0)

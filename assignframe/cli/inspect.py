@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 from ..cluster.config import ClientConfig, RedactingFilter, read_client_config
-from ..cluster.fleet import GroupVerdict, Inspection, inspect_cluster
 from ..cluster.group_problems import PROBLEM_KINDS
 from ..cluster.group_records import READ_BUDGET_S
+from ..cluster.inspection import GroupVerdict, Inspection, inspect_cluster
 from ..cluster.reader import GroupFilter
 from ..errors import BrokerError, InputError
 from ..snapshot import snapshot_to_dict

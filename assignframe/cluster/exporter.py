@@ -45,8 +45,8 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from .fleet import GroupVerdict
 from .history import GroupState
+from .inspection import GroupVerdict
 from .share_streams import ShareView, StreamsView
 
 __all__ = ["WatchMetrics"]

@@ -30,8 +30,8 @@ from typing import Any
 from ..errors import InputError
 from ..jsonview import loads
 from ..movement import holder_changes
-from .fleet import GroupVerdict, holding_back
 from .groups import REBALANCING
+from .inspection import GroupVerdict, holding_back
 from .share_streams import StreamsView
 
 __all__ = ["GroupState", "History", "changes", "rebalances", "state_of", "unreachable"]

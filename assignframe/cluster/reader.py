@@ -28,7 +28,7 @@ import assignframe_codec as codec
 from ..kip848.timing import GroupTiming
 from ..model import TopicPartition
 from ..snapshot.schema import GROUP_TYPES
-from .apis import API_VERSIONS_BOOTSTRAP, GROUPS_PER_REQUEST, ApiSupport, error_code
+from .api_support import API_VERSIONS_BOOTSTRAP, GROUPS_PER_REQUEST, ApiSupport, error_code
 from .group_records import GroupMetadataLog, RecordedGroup, offsets_partition
 from .group_timing import read_group_timings
 from .share_offsets import read_share_offsets
@@ -174,7 +174,7 @@ def read_cluster(transport: Transport, wanted: GroupFilter = GroupFilter(),
         not known), so a group is said to be gone only when its coordinator says so: a broker
         that is not (yet) coordinator of a partition leaves its groups out of ListGroups
         without an error (Kafka 4.1 just after a restart); one its coordinator does not know
-        either is :func:`~assignframe.cluster.fleet.absent` (gone)
+        either is :func:`~assignframe.cluster.inspection.absent` (gone)
     """
     read = ClusterRead(transport.bootstrap, time.time())
     run = _Pass(transport, read)

@@ -14,7 +14,7 @@ from typing import Any
 import assignframe_codec as codec
 
 from ..model import TopicPartition
-from .apis import GROUPS_PER_REQUEST
+from .api_support import GROUPS_PER_REQUEST
 
 __all__ = ["read_share_offsets"]
 

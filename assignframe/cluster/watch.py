@@ -17,9 +17,9 @@ from pathlib import Path
 from ..audit.rerun import AuditContext
 from .config import ClientConfig
 from .exporter import WatchMetrics
-from .fleet import verdicts
 from .group_records import READ_BUDGET_S, GroupMetadataLog
 from .history import GroupState, History, changes, state_of, unreachable
+from .inspection import verdicts
 from .reader import GroupFilter, read_cluster
 from .transport import Transport, TransportError
 

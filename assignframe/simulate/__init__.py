@@ -12,7 +12,7 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
-from .consumer import missing_server_assignors
+from .consumer_protocol import missing_server_assignors
 from .events import Event
 from .scenario import Scenario, Step, TopicSpec, load_scenario, parse_scenario
 from .simulator import AS_CONFIGURED, run_labels, simulate

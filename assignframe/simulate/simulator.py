@@ -19,7 +19,7 @@ from ..model import GroupAssignment, GroupSubscription, MemberAssignment
 from ..plugins.manager import PluginManager, get_plugin_manager
 from ..rebalance.runner import GroupRunner, Rebalance
 from ._logs import captured_warnings
-from .consumer import ConsumerSide
+from .consumer_protocol import ConsumerSide
 from .group import SimulatedGroup, StepChange
 from .scenario import Scenario, Step
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from audit_snapshots import snapshot_row
 
-from assignframe.audit.fleet import write_fleet
 from assignframe.audit.rerun import AuditContext
+from assignframe.audit.synthetic import write_fleet
 
 
 def pytest_configure(config):

@@ -4,8 +4,8 @@ tests/cluster/test_inspect_triage.py, on a real broker)."""
 from __future__ import annotations
 
 from assignframe.cli.inspect_view import left_out_line, limited
-from assignframe.cluster.fleet import GroupVerdict
 from assignframe.cluster.group_problems import GroupProblem
+from assignframe.cluster.inspection import GroupVerdict
 
 
 def _verdicts() -> list[GroupVerdict]:

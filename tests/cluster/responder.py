@@ -30,7 +30,7 @@ from typing import Any
 
 import assignframe_codec as codec
 
-from assignframe.cluster.apis import error_code
+from assignframe.cluster.api_support import error_code
 from assignframe.testing.paths import shared_path
 
 __all__ = ["GoldenGroup", "LoopbackCluster", "classic_group", "counts", "failures", "golden_body",

@@ -11,7 +11,7 @@ from typing import Any
 import assignframe_codec as codec
 import pytest
 
-from assignframe.cluster.apis import error_code
+from assignframe.cluster.api_support import error_code
 from assignframe.cluster.group_timing import read_group_timings
 from assignframe.cluster.transport import TransportError
 from assignframe.kip848.timing import BROKER_CONFIG, GROUP_CONFIG, GroupTiming

@@ -86,7 +86,7 @@ def _until_both_hold(bootstrap: str) -> None:
     """Wait (deadline SETTLE_SECONDS) until the group is Stable with its two members holding
     3 and 1 partitions, as range gives them."""
     from assignframe.cluster.config import ClientConfig
-    from assignframe.cluster.fleet import inspect_cluster
+    from assignframe.cluster.inspection import inspect_cluster
     from assignframe.cluster.reader import GroupFilter
 
     deadline, seen = time.monotonic() + SETTLE_SECONDS, None

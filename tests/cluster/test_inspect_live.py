@@ -12,7 +12,7 @@ import pytest
 from kafka.protocol.parser import KafkaProtocol
 
 from assignframe.cli import main
-from assignframe.cluster.apis import WRITE_APIS
+from assignframe.cluster.api_support import WRITE_APIS
 
 from .conftest import ready, start_member
 

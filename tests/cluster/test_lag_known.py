@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from assignframe.audit.rows import current_metrics
 from assignframe.cluster.exporter import WatchMetrics
-from assignframe.cluster.fleet import GroupVerdict, _lag_problems, _lags
+from assignframe.cluster.inspection import GroupVerdict, _lag_problems, _lags
 from assignframe.cluster.reader import GroupRead
 from assignframe.metrics import lag_per_member
 from assignframe.model import TopicPartition

@@ -23,7 +23,7 @@ import pytest
 
 from assignframe.cli import main
 from assignframe.cluster.config import ClientConfig
-from assignframe.cluster.fleet import Inspection, inspect_cluster
+from assignframe.cluster.inspection import Inspection, inspect_cluster
 from assignframe.cluster.reader import GroupFilter
 
 from .conftest import start_member

@@ -3,7 +3,7 @@ table said "unowned tasks-2/3; 1 idle" while the member at epoch 1 held them for
 
 from __future__ import annotations
 
-from assignframe.cluster.fleet import _holding_back
+from assignframe.cluster.inspection import _holding_back
 from assignframe.model import Cluster, GroupAssignment, Member, MemberAssignment, TopicPartition
 from assignframe.snapshot import GroupSnapshot, MemberInfo
 

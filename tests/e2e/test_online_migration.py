@@ -34,7 +34,7 @@ from test_consumer_protocol import ConsumerGroupView
 from assignframe.audit.clients import identify_clients
 from assignframe.audit.migration import migration_section, predict_join
 from assignframe.cluster.config import read_client_config
-from assignframe.cluster.fleet import inspect_cluster
+from assignframe.cluster.inspection import inspect_cluster
 from assignframe.cluster.reader import GroupFilter
 from assignframe.kip848.convergence import ClientBehaviour
 from assignframe.model import TopicPartition

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from assignframe.cluster.config import read_client_config
-from assignframe.cluster.fleet import GroupVerdict, inspect_cluster
+from assignframe.cluster.inspection import GroupVerdict, inspect_cluster
 from assignframe.cluster.reader import GroupFilter
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import assignframe_codec as codec
 
-from assignframe.cluster.apis import API_VERSIONS_BOOTSTRAP, ApiSupport
+from assignframe.cluster.api_support import API_VERSIONS_BOOTSTRAP, ApiSupport
 from assignframe.cluster.config import read_client_config
 from assignframe.cluster.transport import Transport
 

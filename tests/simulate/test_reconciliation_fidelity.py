@@ -23,7 +23,7 @@ from assignframe.kip848.reconcile import ConsumerGroupMember, Heartbeat, reconci
 from assignframe.model import TopicPartition
 from assignframe.replay.reconcile import input_as_json, output_as_json
 from assignframe.simulate import (
-    consumer,
+    consumer_protocol,
     load_scenario,
     parse_scenario,
     shipped_scenarios,
@@ -40,7 +40,7 @@ BEHAVIOURS = [
 
 def _played(path, options, monkeypatch, clusters=None):
     kept = []
-    real = consumer.predict_handover
+    real = consumer_protocol.predict_handover
 
     def spy(group, *args, **kwargs):
         kept.append(real(group, *args, **kwargs))
@@ -48,7 +48,7 @@ def _played(path, options, monkeypatch, clusters=None):
             clusters.append(dict(group.cluster.partitions_per_topic))
         return kept[-1]
 
-    monkeypatch.setattr(consumer, "predict_handover", spy)
+    monkeypatch.setattr(consumer_protocol, "predict_handover", spy)
     document = yaml.safe_load(path.read_text(encoding="utf-8"))
     document["options"].update(options)
     (run,) = simulate(parse_scenario(document, str(path)))["runs"]

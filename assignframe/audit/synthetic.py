@@ -32,7 +32,7 @@ from ..model import Cluster, GroupAssignment
 from ..plugins.manager import PluginManager
 from ..rebalance.runner import Consumer, GroupRunner
 from ..snapshot import GroupSnapshot, MemberWire, snapshot_to_dict
-from .fleet_members import dress
+from .synthetic_members import dress
 
 __all__ = ["fleet_snapshots", "write_fleet"]
 
