@@ -32,7 +32,7 @@ from .api_support import API_VERSIONS_BOOTSTRAP, GROUPS_PER_REQUEST, ApiSupport,
 from .group_records import GroupMetadataLog, RecordedGroup, offsets_partition
 from .group_timing import read_group_timings
 from .share_offsets import read_share_offsets
-from .transport import Broker, Transport, TransportError
+from .transport import BrokerNode, Transport, TransportError
 
 __all__ = ["ClusterRead", "GroupFilter", "GroupRead", "read_cluster"]
 
@@ -103,7 +103,7 @@ class ClusterRead:
 
     bootstrap: str
     observed_at: float
-    brokers: dict[int, Broker] = field(default_factory=dict)
+    brokers: dict[int, BrokerNode] = field(default_factory=dict)
     partitions: dict[str, int] = field(default_factory=dict)
     replica_racks: dict[TopicPartition, tuple[str, ...]] = field(default_factory=dict)
     end_offsets: dict[TopicPartition, int] = field(default_factory=dict)
@@ -201,7 +201,7 @@ def _metadata(run: _Pass) -> None:
     response = run.send(node, "Metadata", lambda v: codec.metadata_request(None, v))
     if response is None:
         raise TransportError(f"{run.transport.bootstrap}: the broker has no Metadata API")
-    run.read.brokers = {b.node_id: Broker(b.node_id, b.host, b.port, b.rack)
+    run.read.brokers = {b.node_id: BrokerNode(b.node_id, b.host, b.port, b.rack)
                         for b in response.brokers}
     if isinstance(node, int) is False and node in run.support:
         run.support[node].address = run.transport.bootstrap

@@ -33,7 +33,7 @@ from .probe import (
     kafka_listener,
 )
 
-__all__ = ["Broker", "Transport", "TransportError", "failure_text", "kafka_python_version"]
+__all__ = ["BrokerNode", "Transport", "TransportError", "failure_text", "kafka_python_version"]
 
 log = logging.getLogger("assignframe.cluster")
 
@@ -46,7 +46,7 @@ class TransportError(BrokerError):
 
 
 @dataclass(frozen=True)
-class Broker:
+class BrokerNode:
     """A broker of the cluster, as Metadata named it."""
 
     node_id: int
@@ -281,9 +281,9 @@ class Transport:
             log.debug("the bootstrap's failures decide it: not trying again until the timeout")
             manager.close()
 
-    def brokers(self) -> dict[int, Broker]:
+    def brokers(self) -> dict[int, BrokerNode]:
         """The brokers kafka-python's metadata knows (node id -> broker)."""
-        return {b.node_id: Broker(b.node_id, b.host, b.port, getattr(b, "rack", None))
+        return {b.node_id: BrokerNode(b.node_id, b.host, b.port, getattr(b, "rack", None))
                 for b in self._client.cluster.brokers()}
 
     def any_node(self) -> int | str:

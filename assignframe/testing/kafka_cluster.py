@@ -20,7 +20,7 @@ import uuid
 from pathlib import Path
 
 from .broker_base import HOST, LocalBrokerError, free_port, tail
-from .kafka_node import KafkaNode, find_java
+from .kafka_node import KafkaNode, broker_java
 
 __all__ = ["CLUSTER_PROPERTIES", "KafkaCluster"]
 
@@ -72,7 +72,7 @@ class KafkaCluster:
 
         :raises LocalBrokerError: a node failed to start (every node is stopped first)
         """
-        java = find_java()
+        java = broker_java()
         if not all((node.directory / "data" / "meta.properties").is_file()
                    for node in self.nodes.values()):  # fmt: skip
             cluster_id = _cluster_id()

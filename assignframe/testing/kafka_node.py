@@ -38,8 +38,8 @@ __all__ = [
     "TEST_PROPERTIES",
     "VERSION_ENV",
     "KafkaNode",
+    "broker_java",
     "find_broker_dist",
-    "find_java",
     "kafka_version",
     "node_properties",
 ]
@@ -102,7 +102,7 @@ JAVA_NEEDED = (
 )
 
 
-def find_java() -> Path:
+def broker_java() -> Path:
     """The ``java`` that start.sh will run (``$JAVA_HOME/bin/java``, else PATH), checked to be 17+.
 
     :raises LocalBrokerError: there is none, or it is older than 17
@@ -209,7 +209,7 @@ class KafkaNode:
         :raises LocalBrokerError: start.sh failed or took too long (with both logs' last lines); the
             node is stopped before this is raised
         """
-        java = find_java()
+        java = broker_java()
         if self.running:
             raise LocalBrokerError(f"{self.describe()} is already running")
         self.directory.mkdir(parents=True, exist_ok=True)

@@ -48,10 +48,10 @@ __all__ = [
     "MatchesJava",
     "check_against_java",
     "differential_settings",
-    "disagreement",
     "java_line",
     "recheck_case",
     "replay_saved",
+    "round_disagreement",
     "saved_cases",
 ]
 
@@ -92,7 +92,7 @@ def java_answer(oracle: JavaOracle, assignor: str, scenario: Mapping[str, Any]) 
         return {"error": {"class": exc.java_class, "message": exc.java_message}}
 
 
-def disagreement(
+def round_disagreement(
     assignor: ServerAssignor, round_: ServerRound, java: Mapping[str, Any]
 ) -> str | None:
     """How the assignor's answer to ``round_`` differs from Java's (None when identical)."""
@@ -152,7 +152,7 @@ def check_against_java(
     def matches_java(scenario: dict[str, Any]) -> None:
         java = java_answer(oracle, assignor.name, scenario)
         compared[0] += 1
-        problem = disagreement(assignor, next(server_rounds(scenario)), java)
+        problem = round_disagreement(assignor, next(server_rounds(scenario)), java)
         if problem is not None:
             failures[:] = [java_line(scenario, java)] if "result" in java else []
             raise AssertionError(problem)

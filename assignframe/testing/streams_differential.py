@@ -132,7 +132,7 @@ def java_streams_answer(oracle: Kafka43Oracle, request: Mapping[str, Any]) -> di
         return {"error": {"class": exc.java_class, "message": exc.java_message}}
 
 
-def disagreement(mine: Mapping[str, Any], java: Mapping[str, Any]) -> str | None:
+def _disagreement(mine: Mapping[str, Any], java: Mapping[str, Any]) -> str | None:
     """How two answers differ (None when they agree: same result, or both refuse)."""
     if "error" in java or "error" in mine:
         if "error" in java and "error" in mine:
@@ -198,7 +198,7 @@ def check_streams_against_java(assignor: StreamsTaskAssignor, oracle: Kafka43Ora
     @given(streams_groups())
     def matches_java(group: StreamsGroupSpec) -> None:
         request = streams_request(group)
-        problem = disagreement(ours(assignor, group), java_streams_answer(oracle, request))
+        problem = _disagreement(ours(assignor, group), java_streams_answer(oracle, request))
         compared[0] += 1
         if problem is not None:
             raise AssertionError(f"{problem}\nrequest: {json.dumps(request)}")

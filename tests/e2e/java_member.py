@@ -74,11 +74,11 @@ def consumer_protocol_classes(shared: Path) -> Path:
 
     :raises FileNotFoundError: no ``javac`` (a JDK 17 is needed, not only a runtime)
     """
-    from assignframe.testing.kafka_node import find_java
+    from assignframe.testing.kafka_node import broker_java
 
-    javac = find_java().resolve().parent / "javac"
+    javac = broker_java().resolve().parent / "javac"
     if not javac.is_file():
-        raise FileNotFoundError(f"no javac beside {find_java()}: install a JDK 17 (with javac)")
+        raise FileNotFoundError(f"no javac beside {broker_java()}: install a JDK 17 (with javac)")
     classes = Path(tempfile.mkdtemp(prefix="consumer-protocol-runner-"))
     atexit.register(shutil.rmtree, classes, ignore_errors=True)
     subprocess.run(
@@ -91,13 +91,13 @@ def consumer_protocol_classes(shared: Path) -> Path:
 
 def java_command(config: dict[str, Any], shared: Path) -> list[str]:
     """The member's command line: the classic runner's script, or the consumer-protocol runner."""
-    from assignframe.testing.kafka_node import find_java
+    from assignframe.testing.kafka_node import broker_java
 
     (strategy,) = config["strategies"]
     if config.get("group_protocol") == "consumer":
         classpath = f"{clients_lib(shared)}/*:{consumer_protocol_classes(shared)}"
         return [
-            str(find_java()), "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+            str(broker_java()), "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
             *LOG_OPTIONS, "-cp", classpath, "ConsumerProtocolRunner", config["bootstrap"],
             config["group"], ",".join(config["topics"]), strategy, config["name"],
         ]  # fmt: skip
@@ -117,12 +117,12 @@ def start_java_member(
         ``strategies`` (one of :data:`JAVA_ASSIGNORS`), ``name``, ``log``)
     :returns: (the JVM, the log writer); the writer ends when the JVM's stdout closes
     """
-    from assignframe.testing.kafka_node import find_java
+    from assignframe.testing.kafka_node import broker_java
 
     (strategy,) = config["strategies"]
     env = {
         **os.environ,
-        "JAVALAB_JAVA": str(find_java()),
+        "JAVALAB_JAVA": str(broker_java()),
         "JAVALAB_POLL_SECONDS": str(POLL_SECONDS),
         "CONSUMER_PROTOCOL_RUN_SECONDS": str(POLL_SECONDS),
         "JAVALAB_JAVA_OPTS": " ".join(LOG_OPTIONS),
