@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-__all__ = ["json_value", "load_yaml", "loads"]
+__all__ = ["json_lines", "json_value", "load_yaml", "loads"]
 
 TOO_DEEP = "nested too deeply to read"
 
@@ -29,6 +29,21 @@ def loads(text: str | bytes) -> Any:
     except RecursionError:
         document = text if isinstance(text, str) else text.decode("utf-8", "replace")
         raise json.JSONDecodeError(TOO_DEEP, document, 0) from None
+
+
+def json_lines(
+    lines: Iterable[str], name: str, error: Callable[[str, str], Exception], start: int = 1
+) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` of each non-blank line of a JSON-lines document named ``name``
+    (numbered from ``start``); a line that is not JSON raises ``error(where, problem)``, where
+    is ``name:line``."""
+    for line_number, line in enumerate(lines, start=start):
+        if not line.strip():
+            continue
+        try:
+            yield line_number, loads(line)
+        except json.JSONDecodeError as exc:
+            raise error(f"{name}:{line_number}", f"not JSON: {exc.msg}") from exc
 
 
 def load_yaml(text: str, *, every_document: bool = False) -> Any:

@@ -22,7 +22,7 @@ from typing import IO, Any
 
 from ..errors import FencedMemberEpochError, InputError
 from ..javaorder import Uuid, java_string_key
-from ..jsonview import loads
+from ..jsonview import json_lines, loads
 from ..kip848.reconcile import (
     ConsumerGroupMember,
     ConsumerMemberState,
@@ -75,6 +75,10 @@ def is_reconcile_case(value: Any) -> bool:
     )
 
 
+def _input_error(where: str, problem: str) -> InputError:
+    return InputError(problem, where)
+
+
 def starts_with_reconcile_case(stream: IO[str]) -> bool:
     """Is the first non-blank line of ``stream`` a reconcile case? (The stream is rewound.)"""
     first = next((line for line in stream if line.strip()), "")
@@ -87,13 +91,7 @@ def starts_with_reconcile_case(stream: IO[str]) -> bool:
 
 def read_cases(stream: IO[str], name: str = "<cases>") -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, case) for each case of a JSON-lines stream; blank lines are skipped."""
-    for line_number, line in enumerate(stream, start=1):
-        if not line.strip():
-            continue
-        try:
-            value = loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not JSON: {exc.msg}", f"{name}:{line_number}") from exc
+    for line_number, value in json_lines(stream, name, _input_error):
         if not is_reconcile_case(value):
             raise InputError(
                 "not a reconcile case (steps with an input member and target_epoch)",

@@ -19,13 +19,14 @@ from typing import IO, Any
 import yaml
 
 from ..errors import ScenarioError
-from ..jsonview import load_yaml, loads
+from ..jsonview import json_lines, load_yaml, loads
 from ..model import Cluster, TopicPartition
 
 __all__ = [
     "cluster_of",
     "lags_of",
     "read_scenarios",
+    "scenario_error",
     "validate_scenario",
 ]
 
@@ -69,14 +70,13 @@ def _read_stream(stream: IO[str], name: str) -> Iterator[dict[str, Any]]:
 
 
 def _parse_json_lines(stream: IO[str], name: str, lines_read: int) -> Iterator[dict[str, Any]]:
-    for line_number, line in enumerate(stream, start=lines_read + 1):
-        if not line.strip():
-            continue
-        try:
-            value = loads(line)
-        except json.JSONDecodeError as exc:
-            raise ScenarioError(f"{name}:{line_number}: not JSON: {exc.msg}") from exc
+    for line_number, value in json_lines(stream, name, scenario_error, start=lines_read + 1):
         yield validate_scenario(value, f"{name}:{line_number}")
+
+
+def scenario_error(where: str, problem: str) -> ScenarioError:
+    """A scenario file's error, ``where: problem`` (how replay names a bad line)."""
+    return ScenarioError(f"{where}: {problem}")
 
 
 def _parse_whole(text: str, name: str) -> Iterator[dict[str, Any]]:

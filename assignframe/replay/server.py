@@ -31,7 +31,7 @@ from typing import IO, Any
 
 from ..errors import ScenarioError
 from ..javaorder import Uuid, java_string_key
-from ..jsonview import loads
+from ..jsonview import json_lines, loads
 from ..kip848.chain import Current, target_after
 from ..kip848.validity import validate_server_assignment
 from ..metrics import balance_score
@@ -44,6 +44,7 @@ from ..server_assignor import (
     ServerMember,
     ServerTopic,
 )
+from .scenario import scenario_error
 
 __all__ = [
     "ServerReplay",
@@ -228,13 +229,7 @@ def open_scenarios(source: str | os.PathLike[str]) -> tuple[bool, IO[str]]:
 
 def read_server_scenarios(stream: IO[str], name: str = "<scenarios>") -> Iterator[dict[str, Any]]:
     """Each KIP-848 scenario of a JSON-lines stream (blank lines skipped)."""
-    for line_number, line in enumerate(stream, start=1):
-        if not line.strip():
-            continue
-        try:
-            value = loads(line)
-        except json.JSONDecodeError as exc:
-            raise ScenarioError(f"{name}:{line_number}: not JSON: {exc.msg}") from exc
+    for line_number, value in json_lines(stream, name, scenario_error):
         if not is_server_scenario(value):
             raise ScenarioError(
                 f"{name}:{line_number}: not a KIP-848 scenario (group_type, topics)"
