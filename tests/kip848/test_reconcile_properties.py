@@ -32,9 +32,18 @@ def test_a_step_never_hands_over_a_held_partition_nor_skips_a_revocation(step):
     for tp in after.assigned.keys() & member.assigned.keys():  # kept: assigned at the same epoch
         assert after.assigned[tp] == member.assigned[tp]
     if after.state is UNREVOKED:
-        assert after.pending_revocation and not gained
+        assert not gained and after.member_epoch == member.member_epoch
+        if not after.pending_revocation:
+            # Kafka moves a member to UNREVOKED_PARTITIONS only with partitions to revoke. A
+            # member given in it with none (unreachable, generated for the comparison with
+            # Java) that sent no owned partitions stays in it when its subscription changed and
+            # nothing was left to revoke, as Java keeps it (CurrentAssignmentBuilder:
+            # ownsRevokedPartitions is true for a null owned list, updateCurrentAssignment
+            # keeps the state); test_reconcile_vs_java holds us to Java there
+            assert member.state is UNREVOKED and not member.pending_revocation
+            assert heartbeat.owned is None and heartbeat.subscription_changed
+            return
         assert owns_any(heartbeat.owned, after.pending_revocation)
-        assert after.member_epoch == member.member_epoch
     elif after.member_epoch != member.member_epoch:  # moved on: nothing left to revoke
         assert not after.pending_revocation and after.member_epoch == heartbeat.target_epoch
         taken = member.assigned.keys() - after.assigned.keys()
