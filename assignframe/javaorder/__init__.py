@@ -33,6 +33,7 @@ caller can tell that its order may differ from Java's there.
 from __future__ import annotations
 
 from .assignments import AssignmentEdits, JavaAssignment
+from .orders import java_hash_order, java_member_order, java_sorted_hash_order
 from .queues import JavaPriorityQueue
 from .tables import (
     JavaHashMap,
@@ -41,10 +42,7 @@ from .tables import (
     assignor_helpers_capacity,
     hash_set_copy_capacity,
     hash_set_copy_order,
-    java_hash_order,
     java_int_hash,
-    java_member_order,
-    java_sorted_hash_order,
     java_string_hash,
     java_string_key,
     member_sort_key,
