@@ -12,7 +12,8 @@ from rich.table import Table
 from ..model import TopicPartition
 from ..plugins.manager import PluginManager
 from ..replay.reconcile import read_cases, replay_case
-from ..replay.server import ServerReplay, read_server_scenarios, replay_server_scenario
+from ..replay.server import ServerReplay, replay_server_scenario
+from ..replay.server_input import read_server_scenarios
 from ._common import CommandLineError, compact_partitions, console, print_json
 
 __all__ = ["run_reconcile", "run_server"]

@@ -21,7 +21,7 @@ from ..rebalance.runner import DEFAULT_MAX_FOLLOWUPS
 from ..replay.classic import Replay, replay_scenario
 from ..replay.reconcile import starts_with_reconcile_case
 from ..replay.scenario import read_scenarios
-from ..replay.server import open_scenarios
+from ..replay.server_input import open_scenarios
 from ._common import (
     CommandLineError,
     add_command,

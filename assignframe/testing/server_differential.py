@@ -35,7 +35,8 @@ from hypothesis import HealthCheck, given, settings
 
 from ..javaorder import Uuid
 from ..plugins import get_plugin_manager
-from ..replay.server import ServerRound, contract_violations, result_pairs, server_rounds
+from ..replay.server import contract_violations, result_pairs
+from ..replay.server_input import ServerRound, server_rounds
 from ..server_assignor import ServerAssignment, ServerAssignor
 from .java_oracle import JavaOracle, OracleRequestError
 from .server_golden import assert_matches_java

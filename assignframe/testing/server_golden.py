@@ -25,7 +25,8 @@ import pytest
 
 from ..javaorder import Uuid
 from ..plugins import get_plugin_manager
-from ..replay.server import ServerReplay, replay_server_scenario, server_rounds
+from ..replay.server import ServerReplay, replay_server_scenario
+from ..replay.server_input import server_rounds
 from ..server_assignor import SERVER_PREFIX, ServerAssignor, ServerGroupSpec
 from .paths import shared_path
 

@@ -22,7 +22,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from ..javaorder import Uuid
-from ..replay.server import server_rounds
+from ..replay.server_input import server_rounds
 from ..server_assignor import CONSUMER_GROUP, SHARE_GROUP, ServerGroupSpec
 
 __all__ = ["kip848_scenarios", "server_groups"]

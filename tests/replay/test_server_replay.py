@@ -10,8 +10,8 @@ import pytest
 
 from assignframe import ServerAssignment, Uuid
 from assignframe.errors import ScenarioError
-from assignframe.replay.server import (
-    contract_violations,
+from assignframe.replay.server import contract_violations
+from assignframe.replay.server_input import (
     is_server_scenario,
     open_scenarios,
     read_server_scenarios,

@@ -79,7 +79,7 @@ def test_uniform_chained_on_its_own_results_reproduces_java():
     one, whose partition set Java held in a red-black tree bin (not modelled; recorded in the
     file's ``java_treebins``)."""
     from assignframe import get_plugin_manager, replay_server_scenario
-    from assignframe.replay.server import server_rounds
+    from assignframe.replay.server_input import server_rounds
 
     assignor = get_plugin_manager().server_assignor("server:uniform")
     rounds, differing_currents = 0, set()
@@ -102,7 +102,7 @@ def test_uniform_chained_on_its_own_results_reproduces_java():
 def test_range_chained_on_its_own_results_reproduces_java():
     """range ignores ``current``, but its result-map order still becomes the next ``current``."""
     from assignframe import get_plugin_manager, replay_server_scenario
-    from assignframe.replay.server import server_rounds
+    from assignframe.replay.server_input import server_rounds
 
     assignor = get_plugin_manager().server_assignor("server:range")
     rounds = 0
@@ -121,7 +121,7 @@ def test_simple_chained_on_its_own_results_reproduces_java():
     """Share groups chained on our own results: Java's result and Java's next ``current`` in
     every round (topics with no partitions left aside: the file lists them apart, unordered)."""
     from assignframe import get_plugin_manager, replay_server_scenario
-    from assignframe.replay.server import server_rounds
+    from assignframe.replay.server_input import server_rounds
 
     def held(current):
         return tuple((topic_id, ps) for topic_id, ps in current if ps)

@@ -8,7 +8,7 @@ import json
 import pytest
 from hypothesis import given, settings
 
-from assignframe.replay.server import server_rounds
+from assignframe.replay.server_input import server_rounds
 from assignframe.server_assignor import ServerAssignment, ServerAssignor, ServerGroupSpec
 from assignframe.testing import server_differential, server_golden
 from assignframe.testing.server_differential import (
