@@ -19,7 +19,7 @@ from assignframe.testing.kafka_node import (
     KAFKA_VERSIONS,
     KafkaNode,
     find_broker_dist,
-    find_java,
+    broker_java,
     kafka_version,
     node_properties,
 )
@@ -141,7 +141,7 @@ def test_no_java_is_one_clear_error(monkeypatch, tmp_path):
     monkeypatch.delenv("JAVA_HOME", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(LocalBrokerError, match="needs a Java 17 runtime"):
-        find_java()
+        broker_java()
 
 
 def test_an_old_java_is_one_clear_error(monkeypatch, tmp_path):
@@ -151,7 +151,7 @@ def test_an_old_java_is_one_clear_error(monkeypatch, tmp_path):
     fake.chmod(0o755)
     monkeypatch.setenv("JAVA_HOME", str(tmp_path))
     with pytest.raises(LocalBrokerError, match=r"11\.0\.2.*needs a Java 17 runtime"):
-        find_java()
+        broker_java()
 
 
 def test_a_shared_directory_without_the_broker_is_one_clear_error(monkeypatch, tmp_path):
