@@ -18,8 +18,8 @@ from assignframe.testing.child import Child
 from assignframe.testing.kafka_node import (
     KAFKA_VERSIONS,
     KafkaNode,
-    find_broker_dist,
     broker_java,
+    find_broker_dist,
     kafka_version,
     node_properties,
 )
