@@ -10,8 +10,6 @@ against the same epochs in ``tests/server/test_kafka41_capture.py``.
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 from kafka41_capture import (
     CAPTURE,
@@ -173,26 +171,7 @@ def test_every_consumer_group_exchange_tshark_reads_is_one_we_read():
     ("Unknown 68 API key"), so only the Kafka headers compare: every exchange of those APIs
     tshark frames (client port, api key, version, correlation id) is one of ours, and ours all
     are its (we keep heartbeat requests and responses, and describe responses)."""
-    port = _broker_port()
-    command = [test_tshark._tshark(), "-r", str(CAPTURE), "-d", f"tcp.port=={port},kafka",
-               "-Y", "kafka.api_key == 68 || kafka.api_key == 69", "-T", "fields",
-               "-e", "tcp.srcport", "-e", "tcp.dstport", "-e", "kafka.api_key",
-               "-e", "kafka.api_version", "-e", "kafka.correlation_id"]  # fmt: skip
-    output = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120)
-    theirs = set()
-    for line in output.stdout.splitlines():
-        values = line.split("\t")
-        if len(values) == 5 and all(values):
-            source, destination, api, version, correlation = map(int, values)
-            client = destination if source == port else source
-            theirs.add((client, api, version, correlation))
-    ours = set()
-    for message in iter_messages(CAPTURE, Problems()):
-        frame = message.frame
-        if frame.api_key in (68, 69):
-            ends = [int(end.rsplit(":", 1)[1]) for end in frame.stream.split("->")]
-            client = ends[0] if frame.is_request else ends[1]
-            ours.add((client, frame.api_key, frame.api_version, frame.correlation_id))
+    theirs, ours = test_tshark.exchange_headers(CAPTURE, _broker_port(), (68, 69))
     assert len([k for k in ours if k[1] == 68]) > 50 and [k for k in ours if k[1] == 69]
     assert theirs == ours
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -219,24 +218,7 @@ def test_every_share_exchange_tshark_frames_is_one_we_read():
     headers compare, every exchange of ShareGroupHeartbeat/Describe tshark frames (client port,
     api key, version, correlation id) is one of ours, and ours are all its."""
     port = int(next(iter(group().members.values())).client_host.rsplit(":", 1)[1])
-    command = [test_tshark._tshark(), "-r", str(CAPTURE), "-d", f"tcp.port=={port},kafka",
-               "-Y", "kafka.api_key == 76 || kafka.api_key == 77", "-T", "fields",
-               "-e", "tcp.srcport", "-e", "tcp.dstport", "-e", "kafka.api_key",
-               "-e", "kafka.api_version", "-e", "kafka.correlation_id"]  # fmt: skip
-    output = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120)
-    theirs = set()
-    for line in output.stdout.splitlines():
-        values = line.split("\t")
-        if len(values) == 5 and all(values):
-            source, destination, api, version, correlation = map(int, values)
-            theirs.add((destination if source == port else source, api, version, correlation))
-    ours = set()
-    for message in iter_messages(CAPTURE, Problems()):
-        frame = message.frame
-        if frame.api_key in SHARE_APIS:
-            ends = [int(end.rsplit(":", 1)[1]) for end in frame.stream.split("->")]
-            client = ends[0] if frame.is_request else ends[1]
-            ours.add((client, frame.api_key, frame.api_version, frame.correlation_id))
+    theirs, ours = test_tshark.exchange_headers(CAPTURE, port, SHARE_APIS)
     assert len(ours) > 60 and theirs == ours
 
 

@@ -47,6 +47,31 @@ def _tshark() -> str:
     return path
 
 
+def exchange_headers(capture: Any, port: int, api_keys: tuple[int, ...]) -> tuple[set, set]:
+    """The Kafka headers of every exchange of ``api_keys`` on the broker ``port`` of ``capture``,
+    as (client port, api key, version, correlation id): tshark's framing and ours. For APIs
+    whose bodies Wireshark 4.0 does not know, the headers are what compares."""
+    wanted = " || ".join(f"kafka.api_key == {key}" for key in api_keys)
+    command = [_tshark(), "-r", str(capture), "-d", f"tcp.port=={port},kafka", "-Y", wanted,
+               "-T", "fields", "-e", "tcp.srcport", "-e", "tcp.dstport", "-e", "kafka.api_key",
+               "-e", "kafka.api_version", "-e", "kafka.correlation_id"]  # fmt: skip
+    output = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120)
+    theirs = set()
+    for line in output.stdout.splitlines():
+        values = line.split("\t")
+        if len(values) == 5 and all(values):
+            source, destination, api, version, correlation = map(int, values)
+            theirs.add((destination if source == port else source, api, version, correlation))
+    ours = set()
+    for message in iter_messages(capture, Problems()):
+        frame = message.frame
+        if frame.api_key in api_keys:
+            ends = [int(end.rsplit(":", 1)[1]) for end in frame.stream.split("->")]
+            client = ends[0] if frame.is_request else ends[1]
+            ours.add((client, frame.api_key, frame.api_version, frame.correlation_id))
+    return theirs, ours
+
+
 def tshark_rows(name: str) -> list[dict[str, Any]]:
     """JoinGroup/SyncGroup frames tshark dissected without complaint, one dict of lists each."""
     command = [
