@@ -339,6 +339,13 @@ def record(pcap: Path, assignors: list[str]) -> dict[str, Any]:
     }
 
 
+def write_expected(pcap: Path, expected: dict[str, Any]) -> None:
+    """``OUT.expected.json`` beside ``OUT.pcap``, and one line saying what was written."""
+    out = pcap.with_name(pcap.name.removesuffix(".pcap") + ".expected.json")
+    out.write_text(json.dumps(expected, indent=1) + "\n")
+    print(f"record: wrote {pcap} ({pcap.stat().st_size} bytes) and {out}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pcap", type=Path, help="the capture to write (OUT.pcap)")
@@ -346,9 +353,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="one group per assignor (default: uniform, range)")
     args = parser.parse_args(argv)
     expected = record(args.pcap.resolve(), args.assignor or ["uniform", "range"])
-    out = args.pcap.with_name(args.pcap.name.removesuffix(".pcap") + ".expected.json")
-    out.write_text(json.dumps(expected, indent=1) + "\n")
-    print(f"record: wrote {args.pcap} ({args.pcap.stat().st_size} bytes) and {out}")
+    write_expected(args.pcap, expected)
     return 0
 
 

@@ -35,7 +35,6 @@ epoch, ``records``).
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 import tempfile
@@ -47,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "tests" / "kafka43"))
 
-from record_consumer_protocol_capture import dumpcap, topic_ids  # noqa: E402
+from record_consumer_protocol_capture import dumpcap, topic_ids, write_expected  # noqa: E402
 from runners import JvmMember, describe, start_runner  # noqa: E402  (the 4.3 tests' runners)
 
 GROUP = "kafka43-share"
@@ -196,9 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pcap", type=Path, help="the capture to write (OUT.pcap)")
     args = parser.parse_args(argv)
     expected = record(args.pcap.resolve())
-    out = args.pcap.with_name(args.pcap.name.removesuffix(".pcap") + ".expected.json")
-    out.write_text(json.dumps(expected, indent=1) + "\n")
-    print(f"record: wrote {args.pcap} ({args.pcap.stat().st_size} bytes) and {out}")
+    write_expected(args.pcap, expected)
     return 0
 
 
