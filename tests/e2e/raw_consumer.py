@@ -5,48 +5,25 @@ reconciles at once; it consumes nothing."""
 
 from __future__ import annotations
 
-import threading
-import time
-
 from assignframe.cluster.config import read_client_config
 from assignframe.cluster.transport import Transport
+from assignframe.testing.raw_member import RawMember
 
 __all__ = ["RawConsumerMember", "describe_consumer_group"]
 
 
-class RawConsumerMember:
+class RawConsumerMember(RawMember):
     """One member of ``group`` with id ``member_id``, subscribed to ``topics`` and asking for the
     broker's ``assignor``; heartbeats every ``interval`` seconds on its own thread."""
 
+    REQUEST = "ConsumerGroupHeartbeatRequest"
+
     def __init__(self, bootstrap: str, group: str, member_id: str, topics: list[str],
                  assignor: str = "uniform", interval: float = 0.3) -> None:
-        self.group, self.member_id, self.topics, self.assignor = group, member_id, topics, assignor
-        self.interval = interval
-        self.epoch = 0
+        super().__init__(bootstrap, group, member_id, interval)
+        self.topics, self.assignor = topics, assignor
         self.assigned: list[dict] = []  # the broker's latest assignment, as it sent it
-        self.errors: list[str] = []
-        self._transport = Transport(bootstrap, read_client_config(None), 10)
-        self._stop = threading.Event()
-        self._find_coordinator()
-        self._beat()
-        self._thread = threading.Thread(target=self._run, daemon=True,
-                                        name=f"raw-member-{member_id}")
-        self._thread.start()
-
-    def _find_coordinator(self, seconds: float = 60) -> None:
-        """FindCoordinator until node 1 says it coordinates the group (a fresh broker creates
-        __consumer_offsets on the first lookup and refuses heartbeats until then)."""
-        import assignframe_codec as codec
-
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            answer = self._transport.send(
-                1, "FindCoordinatorRequest", codec.find_coordinator_request([self.group], 4), 4)
-            found = codec.coordinators(answer, [self.group])
-            if found and found[0].error_code == 0:
-                return
-            time.sleep(0.5)
-        raise AssertionError(f"no coordinator for {self.group} within {seconds} s")
+        self.start()
 
     def _body(self) -> dict:
         joining = self.epoch == 0
@@ -58,8 +35,10 @@ class RawConsumerMember:
                 "topic_partitions": [{"topic_id": t["topic_id"], "partitions": t["partitions"]}
                                      for t in self.assigned]}
 
+    _leave_body = _body
+
     def _beat(self) -> None:
-        answer = self._transport.send(1, "ConsumerGroupHeartbeatRequest", self._body(), 0)
+        answer = self.send(self._body())
         if answer.error_code:
             self.errors.append(f"{answer.error_code} {answer.error_message}")
             return
@@ -67,23 +46,6 @@ class RawConsumerMember:
         if answer.assignment is not None:
             self.assigned = [{"topic_id": t.topic_id, "partitions": list(t.partitions)}
                              for t in answer.assignment.topic_partitions]
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:
-                self._beat()
-            except Exception as exc:  # the test reads it
-                self.errors.append(repr(exc))
-
-    def leave(self, seconds: float = 30) -> None:
-        """Stop heartbeating and leave the group (epoch -1)."""
-        self._stop.set()
-        self._thread.join(seconds)
-        try:
-            self.epoch = -1
-            self._transport.send(1, "ConsumerGroupHeartbeatRequest", self._body(), 0)
-        finally:
-            self._transport.close()
 
 
 def describe_consumer_group(bootstrap: str, group: str):

@@ -5,48 +5,24 @@ ever held (as a member stuck in a long commit or a blocked thread would)."""
 
 from __future__ import annotations
 
-import threading
-import time
 import uuid
 
-from assignframe.cluster.config import read_client_config
-from assignframe.cluster.transport import Transport
+from assignframe.testing.raw_member import RawMember
 
 __all__ = ["RawStreamsMember"]
 
 
-class RawStreamsMember:
+class RawStreamsMember(RawMember):
+    REQUEST = "StreamsGroupHeartbeatRequest"
+
     def __init__(self, bootstrap: str, group: str, topic: str, interval: float = 0.5) -> None:
-        self.group, self.topic, self.interval = group, topic, interval
-        self.member_id = str(uuid.uuid4())
-        self.epoch = 0
+        super().__init__(bootstrap, group, str(uuid.uuid4()), interval)
+        self.topic = topic
         self.assigned: list[int] = []  # the broker's latest assignment (partitions of 0_*)
         self.held: list[int] = []  # what it reports holding
-        self.errors: list[str] = []
         self.keep = True
-        self._transport = Transport(bootstrap, read_client_config(None), 10)
-        self._stop = threading.Event()
         self.joined = False  # the topology goes with every heartbeat until one is answered
-        self._find_coordinator()
-        self._beat()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _find_coordinator(self, seconds: float = 60) -> None:
-        """FindCoordinator until node 1 says it coordinates the group (the first lookup on a
-        fresh broker creates __consumer_offsets; before that every heartbeat is refused
-        NOT_COORDINATOR)."""
-        import assignframe_codec as codec
-
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            answer = self._transport.send(
-                1, "FindCoordinatorRequest", codec.find_coordinator_request([self.group], 4), 4)
-            found = codec.coordinators(answer, [self.group])
-            if found and found[0].error_code == 0:
-                return
-            time.sleep(0.5)
-        raise AssertionError(f"no coordinator for {self.group} within {seconds} s")
+        self.start()
 
     def give_up(self) -> None:
         """From the next heartbeat on, hold exactly what the broker assigned."""
@@ -67,8 +43,7 @@ class RawStreamsMember:
                 "task_offsets": None, "task_end_offsets": None, "shutdown_application": False}
 
     def _beat(self) -> None:
-        answer = self._transport.send(1, "StreamsGroupHeartbeatRequest",
-                                      self._body(not self.joined), 0)
+        answer = self.send(self._body(not self.joined))
         if answer.error_code:
             self.errors.append(f"{answer.error_code} {answer.error_message}")
             return
@@ -78,19 +53,5 @@ class RawStreamsMember:
             self.assigned = sorted(p for t in answer.active_tasks for p in t.partitions)
         self.held = sorted(set(self.held) | set(self.assigned)) if self.keep else self.assigned
 
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:
-                self._beat()
-            except Exception as exc:  # the test reads it
-                self.errors.append(repr(exc))
-
-    def leave(self, seconds: float = 30) -> None:
-        """Stop heartbeating and leave the group (epoch -1)."""
-        self._stop.set()
-        self._thread.join(seconds)
-        try:
-            self.epoch = -1
-            self._transport.send(1, "StreamsGroupHeartbeatRequest", self._body(False), 0)
-        finally:
-            self._transport.close()
+    def _leave_body(self) -> dict:
+        return self._body(False)
