@@ -29,8 +29,8 @@ __all__ = [
 ]
 
 
-def _task_ids(task_ids: Iterable[Mapping[str, Any]]) -> list[TaskId]:
-    return [(t["subtopology_id"], p) for t in task_ids for p in t["partitions"]]
+def _task_ids(task_ids: Iterable[Mapping[str, Any]]) -> tuple[TaskId, ...]:
+    return tuple((t["subtopology_id"], p) for t in task_ids for p in t["partitions"])
 
 
 def tasks_of(fields: Mapping[str, Any], previous: MemberTasks | None) -> MemberTasks | None:
@@ -41,8 +41,10 @@ def tasks_of(fields: Mapping[str, Any], previous: MemberTasks | None) -> MemberT
     if all(value is None for value in given.values()):
         return None
     base = previous or MemberTasks()
-    return MemberTasks(**{kind: getattr(base, kind) if value is None else _task_ids(value)
-                          for kind, value in given.items()})
+    kinds: dict[str, tuple[TaskId, ...]] = {
+        kind: getattr(base, kind) if value is None else _task_ids(value)
+        for kind, value in given.items()}
+    return MemberTasks(**kinds)
 
 
 def task_labels(tasks: MemberTasks | None) -> dict[str, list[str]] | None:
@@ -144,7 +146,7 @@ def streams_target(described: list[dict[str, Any]], epoch: int, members: set[str
     if not seen:
         return {}
     last = seen[-1]
-    target = {m: MemberTasks(**{kind: [parse_task_label(label) for label in d["target"][kind]]
+    target = {m: MemberTasks(**{kind: tuple(map(parse_task_label, d["target"][kind]))
                                 for kind in TASK_KINDS})
               for m, d in last["members"].items() if m in members}
     return {"group_state": last["group_state"], "target_epoch": last["assignment_epoch"],
