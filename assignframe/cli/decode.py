@@ -67,8 +67,8 @@ def _capture_parser(actions: argparse._SubParsersAction) -> None:
             "One timeline per consumer group in the captures (classic, consumer protocol,\n"
             "share and Streams groups): each generation's members, subscriptions, assignment\n"
             "(a Streams member's tasks by kind), what changed and its metrics; --json writes\n"
-            "one snapshot per generation (the audit's input; share groups' lines are not read\n"
-            "by the audit yet) and one line per Streams group epoch (not a snapshot)."
+            "one snapshot per generation (the audit's input) and one line per Streams group\n"
+            "epoch (not a snapshot: the audit does not read it)."
         ),
         examples=(
             "assignframe decode capture traffic.pcap --replay sticky",
