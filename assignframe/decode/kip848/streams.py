@@ -15,10 +15,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...streams_assignor import TASK_KINDS, MemberTasks, TaskId, parse_task_label, task_label
+from ...streams_assignor import TASK_KINDS, MemberTasks, TaskId, task_label
 
 __all__ = [
     "StreamsEpoch",
+    "described_json",
     "StreamsEpochMember",
     "streams_described",
     "streams_epoch",
@@ -104,7 +105,9 @@ class StreamsEpoch:
 
 def streams_described(described: Mapping[str, Any]) -> dict[str, Any]:
     """One group of a StreamsGroupDescribe answer, the way the timeline keeps describes (the
-    keys of the consumer protocol's, plus the topology and each member's process)."""
+    keys of the consumer protocol's, plus the topology and each member's process; a member's
+    ``current`` and ``target`` tasks as :class:`MemberTasks`, :func:`described_json` spells
+    them)."""
     topology = described.get("topology")
     return {
         "group_state": described["group_state"],
@@ -117,10 +120,18 @@ def streams_described(described: Mapping[str, Any]) -> dict[str, Any]:
             "epoch": m["member_epoch"],
             "client_id": m["client_id"],
             "process_id": m["process_id"],
-            "current": task_labels(tasks_of(m["assignment"], None) or MemberTasks()),
-            "target": task_labels(tasks_of(m["target_assignment"], None) or MemberTasks()),
+            "current": tasks_of(m["assignment"], None) or MemberTasks(),
+            "target": tasks_of(m["target_assignment"], None) or MemberTasks(),
         } for m in described["members"]},
     }
+
+
+def described_json(described: Mapping[str, Any]) -> dict[str, Any]:
+    """One kept describe (:func:`streams_described`) JSON-ready: tasks as :func:`task_labels`."""
+    members = {member_id: {**m, "current": task_labels(m["current"]),
+                           "target": task_labels(m["target"])}
+               for member_id, m in (described.get("members") or {}).items()}
+    return {**described, "members": members}
 
 
 def streams_epoch(group_id: str, epoch: int, timestamp: float, live: Iterable[Any],
@@ -146,8 +157,6 @@ def streams_target(described: list[dict[str, Any]], epoch: int, members: set[str
     if not seen:
         return {}
     last = seen[-1]
-    target = {m: MemberTasks(**{kind: tuple(map(parse_task_label, d["target"][kind]))
-                                for kind in TASK_KINDS})
-              for m, d in last["members"].items() if m in members}
+    target = {m: d["target"] for m, d in last["members"].items() if m in members}
     return {"group_state": last["group_state"], "target_epoch": last["assignment_epoch"],
             "target": target}

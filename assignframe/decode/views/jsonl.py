@@ -30,7 +30,7 @@ from ..classic.snapshots import captured_snapshot
 from ..classic.timeline import GroupTimeline, MemberRound, Snapshot
 from ..kip848.handover import epoch_spans, gaps_in, handover_gaps
 from ..kip848.share import captured_share_snapshot, share_metrics
-from ..kip848.streams import task_labels
+from ..kip848.streams import described_json, task_labels
 from ..kip848.timeline import ConsumerGroupTimeline
 
 __all__ = [
@@ -175,6 +175,6 @@ def streams_epoch_dicts(
                     "target": task_labels(target.get(m.member_id)),
                 } for m in epoch.members.values()],
                 "events": events,
-                "described": group.described,
+                "described": [described_json(d) for d in group.described],
                 "epoch_span": list(span) if span else None,
             }

@@ -159,7 +159,8 @@ def test_every_step_admin_saw_is_a_captured_describe_and_the_heartbeats_agree():
             if seen["error"] is None
             and (seen["group_state"], seen["group_epoch"], seen["assignment_epoch"]) == (
                 admin["state"], admin["group_epoch"], admin["assignment_epoch"])
-            and {m: {**d, "target": {k: d["target"][k] for k in ("active", "standby")}}
+            and {m: {**d, "current": labels(d["current"]),
+                     "target": {k: labels(d["target"])[k] for k in ("active", "standby")}}
                  for m, d in seen["members"].items()} == admin_members
         ]
         assert matching, where

@@ -109,3 +109,41 @@ def test_a_warmup_task_and_a_fenced_streams_member():
     assert codec.error_name(110) == "FENCED_MEMBER_EPOCH"
     assert group.members["m1"].state == "fenced"
     assert group.events[-1]["error"] == "FENCED_MEMBER_EPOCH"
+
+
+def describe(members: dict[str, tuple[int, list[str], list[str]]]) -> Any:
+    """A StreamsGroupDescribe answer (v0): member id -> (epoch, current active, target active)."""
+    def assignment(active: list[str]) -> dict[str, Any]:
+        return {"active_tasks": _tasks(active), "standby_tasks": [], "warmup_tasks": []}
+
+    value = {"throttle_time_ms": 0, "groups": [{
+        "error_code": 0, "error_message": None, "group_id": "app", "group_state": "Stable",
+        "group_epoch": 2, "assignment_epoch": 2,
+        "topology": {"epoch": 3, "subtopologies": [{
+            "subtopology_id": "0", "source_topics": ["words"], "repartition_sink_topics": [],
+            "state_changelog_topics": [], "repartition_source_topics": []}]},
+        "members": [{
+            "member_id": m, "member_epoch": epoch, "instance_id": None, "rack_id": None,
+            "client_id": "c-" + m, "client_host": "/127.0.0.1", "topology_epoch": 3,
+            "process_id": "p-" + m, "user_endpoint": None, "client_tags": [],
+            "task_offsets": [], "task_end_offsets": [], "assignment": assignment(current),
+            "target_assignment": assignment(target), "is_classic": False}
+            for m, (epoch, current, target) in members.items()],
+        "authorized_operations": 0}]}
+    asked = _frame("StreamsGroupDescribeRequest",
+                   {"group_ids": ["app"], "include_authorized_operations": False})
+    return read_message(_frame("StreamsGroupDescribeResponse", value, asked))
+
+
+def test_a_describe_gives_the_epoch_its_state_and_targets_even_odd_ones():
+    """The epoch's last describe gives its state and each member's target; a partition no broker
+    sends (negative, from a corrupt capture) is shown as it came, never a crash."""
+    messages = [*heartbeat("m1", 0, 2, (["0_0", "0_1"], [], [])),
+                describe({"m1": (2, ["0_0", "0_1"], ["0_1", "0_-1"])})]
+    (group,) = build_consumer_timelines(messages)
+    (epoch,) = group.epochs
+    assert (epoch.group_state, epoch.target_epoch) == ("Stable", 2)
+    assert epoch.target == {"m1": MemberTasks(active=(("0", -1), ("0", 1)))}
+    (described,) = group.described
+    assert described["subtopologies"] == {"0": ("words",)}
+    assert described["members"]["m1"]["process_id"] == "p-m1"
