@@ -3,8 +3,8 @@
 The demo is orchestration, so it lives here in the CLI layer (the report only draws what it is
 given; it never runs the tools it shows):
 
-1. decode the shipped captures (``assignframe/data/captures/*.pcap``, and the share group's in
-   ``captures/share/``) into snapshots;
+1. decode the shipped captures (``assignframe/data/captures/*.pcap``, and the share and Streams
+   groups' in ``captures/share/`` and ``captures/streams/``) into snapshots;
 2. simulate every shipped scenario (``assignframe/data/scenarios``) with every strategy;
 3. generate a sample fleet (deterministic, from a seed) and audit it;
 4. start a local broker, run a few real groups on it and ``inspect`` them
@@ -26,7 +26,12 @@ from typing import Any
 
 from ..audit import ENGINES, AuditOptions, run_audit, snapshot_view, write_fleet
 from ..decode.capture import decode_capture
-from ..decode.views.jsonl import consumer_snapshot_dicts, json_line, snapshot_dicts
+from ..decode.views.jsonl import (
+    consumer_snapshot_dicts,
+    json_line,
+    snapshot_dicts,
+    streams_epoch_dicts,
+)
 from ..report import write_report
 from ..simulate import load_scenario, shipped_scenarios, simulate
 from ._common import add_command, positive_int
@@ -161,5 +166,6 @@ def decode_captures(path: Path) -> list[dict[str, Any]]:
         snapshots += snapshot_dicts(result.timelines, capture.name)
         snapshots += consumer_snapshot_dicts([*result.consumer_groups, *result.share_groups],
                                              capture.name)
+        snapshots += streams_epoch_dicts(result.streams_groups, capture.name)
     path.write_text("".join(json_line(s) + "\n" for s in snapshots), encoding="utf-8")
     return [json.loads(json_line(s)) for s in snapshots]  # as a reader of the file sees them

@@ -39,8 +39,12 @@ __all__ = ["StreamsGroupMember", "StreamsSnapshot", "label_order"]
 
 
 def label_order(label: str) -> tuple[Any, ...]:
-    """The order of task labels (``0_1``): sub-topology, then partition, as Kafka sorts."""
-    return task_order(parse_task_label(label))
+    """The order of task labels (``0_1``): sub-topology, then partition, as Kafka sorts; a label
+    that spells no task (a corrupt capture's) after every task, by its text."""
+    try:
+        return task_order(parse_task_label(label))
+    except ValueError:
+        return (float("inf"), label, -1)
 
 
 @dataclass(frozen=True)
@@ -244,6 +248,11 @@ class StreamsSnapshot:
         lags = mapping_field(where, "lag", row.get("lag"))
         task_lags = {str(t): optional_int(where, f"lag.tasks[{t!r}]", v)
                      for t, v in mapping_field(where, "lag.tasks", lags.get("tasks")).items()}
+        try:
+            for task in task_lags:
+                parse_task_label(task)
+        except ValueError as exc:
+            raise MalformedSnapshot(f"{where}: lag.tasks: {exc}") from None
         return cls(
             **header, members=members, subtopologies=subtopologies, task_lags=task_lags,
             topology_epoch=optional_int(where, "topology_epoch", row.get("topology_epoch")),
@@ -260,9 +269,11 @@ def _tasks(where: str, value: Any) -> dict[str, tuple[str, ...]]:
         if kind not in TASK_KINDS or not isinstance(labels, list):
             raise MalformedSnapshot(f"{where}: {kind!r} is not a task kind with a list of tasks")
         try:
-            tasks[kind] = tuple(sorted((str(t) for t in labels), key=label_order))
+            for label in labels:
+                parse_task_label(str(label))
         except ValueError as exc:
             raise MalformedSnapshot(f"{where}: {exc}") from None
+        tasks[kind] = tuple(sorted(map(str, labels), key=label_order))
     return tasks
 
 

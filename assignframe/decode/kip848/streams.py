@@ -15,10 +15,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ...snapshot.streams import StreamsGroupMember, StreamsSnapshot
 from ...streams_assignor import TASK_KINDS, MemberTasks, TaskId, task_label
 
 __all__ = [
     "StreamsEpoch",
+    "captured_streams_snapshot",
+    "tasks_seen",
     "described_json",
     "StreamsEpochMember",
     "streams_described",
@@ -160,3 +163,59 @@ def streams_target(described: list[dict[str, Any]], epoch: int, members: set[str
     target = {m: d["target"] for m, d in last["members"].items() if m in members}
     return {"group_state": last["group_state"], "target_epoch": last["assignment_epoch"],
             "target": target}
+
+
+def tasks_seen(epochs: Iterable[StreamsEpoch], described: Iterable[Mapping[str, Any]]
+               ) -> dict[str, int]:
+    """Sub-topology -> its tasks as the whole capture shows them (the highest partition any
+    member held, was given or was described with, + 1)."""
+    held: list[MemberTasks] = []
+    for epoch in epochs:
+        held += [m.tasks for m in epoch.members.values()] + list((epoch.target or {}).values())
+    for answer in described:
+        held += [t for m in (answer.get("members") or {}).values()
+                 for t in (m["current"], m["target"])]
+    seen: dict[str, int] = {}
+    for tasks in held:
+        for kind in TASK_KINDS:
+            for subtopology, partition in getattr(tasks, kind):
+                seen[subtopology] = max(seen.get(subtopology, 0), partition + 1)
+    return seen
+
+
+def captured_streams_snapshot(epoch: StreamsEpoch, seen: Mapping[str, int]) -> StreamsSnapshot:
+    """The epoch as every tool reads a Streams group (what decode writes, the audit replays).
+
+    What heartbeats do not carry is said in a note, never made up: each input topic's
+    partitions are inferred from ``seen`` (:func:`tasks_seen` of the whole capture: exact once
+    every task has been assigned at some point); without a StreamsGroupDescribe in the epoch, a
+    member's target is the tasks its heartbeats last gave it; the lag and the standby replicas
+    are unknown.
+    """
+    target = epoch.target
+    members = [StreamsGroupMember(
+        m.member_id, m.client_id, m.client_host, m.process_id, m.member_epoch,
+        _labels(m.tasks), _labels(target.get(m.member_id, MemberTasks())
+                                  if target is not None else m.tasks))
+        for m in epoch.members.values()]
+    subtopologies = dict(epoch.subtopologies or {})
+    partitions = {topic: seen[s] for s, topics in subtopologies.items() if s in seen
+                  for topic in topics}
+    notes = ["partitions of the input topics inferred from the tasks the capture shows "
+             "(highest + 1); "
+             "the lag, streams.num.standby.replicas and which sub-topologies keep state are "
+             "not read from heartbeats: unknown"]
+    if target is None:
+        notes.append("no StreamsGroupDescribe captured in this epoch: each member's target is "
+                     "the tasks its heartbeats last gave it")
+    if epoch.subtopologies is None:
+        notes.append("no joining heartbeat captured: the topology is not known")
+    return StreamsSnapshot(
+        epoch.group_id, epoch.group_state, epoch.epoch,
+        epoch.target_epoch if epoch.target_epoch is not None else epoch.epoch,
+        epoch.topology_epoch, None, members, subtopologies, notes=notes,
+        partitions=partitions, observed_at=epoch.observed_at)
+
+
+def _labels(tasks: MemberTasks) -> dict[str, tuple[str, ...]]:
+    return {kind: tuple(task_label(t) for t in getattr(tasks, kind)) for kind in TASK_KINDS}

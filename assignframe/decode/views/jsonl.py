@@ -11,11 +11,12 @@ are written as every tool writes a share group (:class:`~assignframe.snapshot.sh
 read back by ``read_snapshot``, so the audit replays them) with the same additions:
 ``final_state`` per member, ``described`` from ShareGroupDescribe, no hand-overs, ``metrics`` by
 :mod:`..kip848.share` (several members may hold one share partition). Streams groups (KIP-1071)
-are not written as snapshots by decode yet: one line per epoch of decode's own
-:class:`~..kip848.streams.StreamsEpoch` (``group_type`` ``"streams"``, no ``schema``, not read
-back): the topology, each live member's process and tasks by kind (active, standby, warmup, in
-Kafka's ``0_3`` spelling), what it reported owning, its target from the epoch's last
-StreamsGroupDescribe, and the group's events and describes. docs/decode.md lists every field.
+are written as every tool writes a Streams group
+(:class:`~assignframe.snapshot.streams.StreamsSnapshot`, read back by ``read_snapshot``, so the
+audit replays them; :func:`~..kip848.streams.captured_streams_snapshot` says what heartbeats do
+not carry) with decode's additions: each member's ``final_state`` and what it reported owning
+(``owned``), the group's events, its describes and the epoch's span. docs/decode.md lists every
+field.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from ..classic.snapshots import captured_snapshot
 from ..classic.timeline import GroupTimeline, MemberRound, Snapshot
 from ..kip848.handover import epoch_spans, gaps_in, handover_gaps
 from ..kip848.share import captured_share_snapshot, share_metrics
-from ..kip848.streams import described_json, task_labels
+from ..kip848.streams import captured_streams_snapshot, described_json, task_labels, tasks_seen
 from ..kip848.timeline import ConsumerGroupTimeline
 
 __all__ = [
@@ -150,31 +151,14 @@ def streams_epoch_dicts(
     for group in groups:
         spans = epoch_spans(group)
         events = sorted(group.events, key=lambda e: e["timestamp"])
+        seen = tasks_seen(group.epochs, group.described)
         for epoch in group.epochs:
-            target = epoch.target or {}
+            core = captured_streams_snapshot(epoch, seen).as_dict()
+            result = {"schema": core.pop("schema"), "source": source, **core}
+            for member in result["members"]:
+                member.update(final_state=group.members[member["member_id"]].state,
+                              owned=task_labels(epoch.members[member["member_id"]].owned))
             span = spans.get(epoch.epoch)
-            yield {
-                "source": source,
-                "group_id": epoch.group_id,
-                "group_type": group.group_type,
-                "generation": epoch.epoch,
-                "observed_at": epoch.observed_at,
-                "group_state": epoch.group_state,
-                "topology_epoch": epoch.topology_epoch,
-                "subtopologies": epoch.subtopologies,
-                "target_epoch": epoch.target_epoch,
-                "members": [{
-                    "member_id": m.member_id,
-                    "client_id": m.client_id,
-                    "client_host": m.client_host,
-                    "process_id": m.process_id,
-                    "member_epoch": m.member_epoch,
-                    "final_state": group.members[m.member_id].state,
-                    "tasks": task_labels(m.tasks),
-                    "owned": task_labels(m.owned),
-                    "target": task_labels(target.get(m.member_id)),
-                } for m in epoch.members.values()],
-                "events": events,
-                "described": [described_json(d) for d in group.described],
-                "epoch_span": list(span) if span else None,
-            }
+            result.update(events=events, described=[described_json(d) for d in group.described],
+                          epoch_span=list(span) if span else None)
+            yield result

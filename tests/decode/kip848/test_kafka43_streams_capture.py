@@ -216,7 +216,7 @@ def test_decode_shows_the_streams_group_on_the_console_and_as_json(capsys):
     assert main(["decode", "capture", str(CAPTURE), "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     steps = expected()["steps"][:-1]
-    assert [line["generation"] for line in lines] == [s["describe"]["group_epoch"] for s in steps]
+    assert [line["group_epoch"] for line in lines] == [s["describe"]["group_epoch"] for s in steps]
     assert {line["group_type"] for line in lines} == {"streams"}
     for line, step in zip(lines, steps, strict=True):
         admin = {m["member_id"]: admin_tasks(m) for m in step["describe"]["members"]}
