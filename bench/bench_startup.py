@@ -85,6 +85,11 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="print the slowest imports")
     args = parser.parse_args()
     env = dict(os.environ)
+    # the warm-up round writes the .pyc files every later round reads: a shell that says
+    # PYTHONDONTWRITEBYTECODE would make each child compile every module it imports again;
+    # they go to a directory of this run, never into the trees measured
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = os.path.join(NEUTRAL_DIR, "pycache")
     if args.source:
         root = os.path.abspath(args.source)
         env["PYTHONPATH"] = os.pathsep.join([root, os.path.join(root, "codec", "src")])
