@@ -109,12 +109,13 @@ def test_an_inspect_whose_broker_refuses_loads_no_client_codec_table_or_audit(tm
     # nothing listens on the port: the command fails as docs/cli.md says (one error line, exit
     # 2) having loaded neither kafka-python (its version is read from its package metadata, its
     # client once a broker answered as Kafka), construct and the codec's table (the reader's
-    # API versions are made on first use), the audit (loaded once a group is judged) nor rich
-    # (asked about the terminal once the cluster is read)
+    # API versions are made on first use), the audit (loaded once a group is judged), rich
+    # (asked about the terminal once the cluster is read) nor importlib.metadata (kafka-python's
+    # version is read once a broker answered)
     address = f"127.0.0.1:{free_port()}"
     dump = tmp_path / "loaded.json"
     ran = "assignframe.cluster.transport"  # the connection was tried: the dump can see it
-    heavy = (*HEAVY, "assignframe.audit")
+    heavy = (*HEAVY, "assignframe.audit", "importlib.metadata")
     done = subprocess.run(
         [sys.executable, "-c", _AT_EXIT, str(dump), ",".join((ran, *heavy)),
          "inspect", "--bootstrap-server", address, "--timeout", "1"],
@@ -138,3 +139,20 @@ def test_the_lazy_names_are_the_public_api():
     assert assignframe.Strategy.__module__ == "assignframe.strategy"
     with pytest.raises(AttributeError, match="no_such_name"):
         assignframe.no_such_name  # noqa: B018
+
+
+def test_an_inspect_without_kafka_python_says_so_before_connecting():
+    # kafka-python's version is read once a broker answered; a missing kafka-python is still
+    # said at once (here made unimportable the way Python documents: a None in sys.modules),
+    # whatever the broker, as the same one line and exit 2
+    code = ("import runpy, sys; sys.modules['kafka'] = None; sys.argv[0] = 'assignframe'; "
+            "runpy.run_module('assignframe', run_name='__main__', alter_sys=True)")
+    done = subprocess.run(
+        [sys.executable, "-c", code, "inspect", "--bootstrap-server",
+         f"127.0.0.1:{free_port()}", "--timeout", "1"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == ("assignframe: error: reading a live cluster needs kafka-python >= 3.0 "
+                           "(installed: not installed); pip install 'assignframe[cluster]' "
+                           "(--bootstrap-server)\n")
