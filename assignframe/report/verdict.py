@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from ..snapshot.schema import group_types_phrase
 from .page import ReportPage, escape
 from .tables import fmt
 
@@ -63,8 +64,7 @@ def _card(title: str, body: str) -> str:
 def _needs_attention(summary: Mapping[str, Any]) -> str:
     attention = summary.get("attention") or {}
     groups, needing = summary.get("groups", 0), attention.get("groups", 0)
-    consumer = summary.get("consumer_groups") or 0
-    kinds = f" ({groups - consumer:,} classic, {consumer:,} consumer-protocol)" if consumer else ""
+    kinds = group_types_phrase(summary.get("group_types") or {})
     if not needing:
         return f'<p class="headline ok">None of the {groups:,} groups{kinds} needs attention.</p>'
     rows = "".join(

@@ -46,7 +46,7 @@ def _settled(kafka, runners, standbys_each: int):
     member printed."""
     def probe():
         v = verdict(kafka, APP)
-        view = v.view
+        view = v.share_streams
         if view is None or len(view.members) != len(runners) or v.state != "Stable" or \
                 view.reconciling() or view.unassigned():
             return None
@@ -67,8 +67,8 @@ def _predictions(before, after, joined: str | None) -> list[dict]:
     """``streams:sticky``'s targets for ``after``'s members from ``before``'s targets, once per
     order the coordinator can have filled its member map in (its table's; with ``joined``
     last when that member's own heartbeat computed the target)."""
-    previous = _targets(before.view) if before is not None else {}
-    members = {m.member_id: m for m in after.view.members}
+    previous = _targets(before.share_streams) if before is not None else {}
+    members = {m.member_id: m for m in after.share_streams.members}
     table = list(members)
     orders = [table]
     if joined is not None and table[-1] != joined:
@@ -104,11 +104,11 @@ def test_standby_tasks_are_read_and_every_target_predicted(kafka43, tmp_path):
     try:
         one = start("sb-1")
         alone = _settled(kafka, [one], 0)  # one process: nowhere to put a standby
-        assert [list(m.tasks["active"]) for m in alone.view.members] == [ALL_TASKS]
+        assert [list(m.tasks["active"]) for m in alone.share_streams.members] == [ALL_TASKS]
 
         two = start("sb-2")
         pair = _settled(kafka, [one, two], 2)
-        view = pair.view
+        view = pair.share_streams
         processes = {m.process_id for m in view.members}
         assert len(processes) == 2
         for member in view.members:  # each process keeps a copy of what the other runs
@@ -131,8 +131,8 @@ def test_standby_tasks_are_read_and_every_target_predicted(kafka43, tmp_path):
 
         two.kill()  # kill -9: fenced after the session timeout; its tasks come back to sb-1
         back = _settled(kafka, [one], 0)
-        assert sorted(back.view.members[0].tasks["active"]) == ALL_TASKS
-        assert _targets(back.view) in _predictions(pair, back, None)
+        assert sorted(back.share_streams.members[0].tasks["active"]) == ALL_TASKS
+        assert _targets(back.share_streams) in _predictions(pair, back, None)
     finally:
         for member in started:
             member.kill()
