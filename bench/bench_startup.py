@@ -13,6 +13,9 @@ load on a shared machine falls on every case alike; each row gives the child's C
 (user + system, from ``os.wait4``) and wall time, median and minimum, and the median CPU as a
 ratio to each peer's.
 
+The children write ``.pyc`` files (the warm-up round makes them) into a directory of the run,
+whatever ``PYTHONDONTWRITEBYTECODE`` says, and never into the trees measured.
+
 ``--source DIR`` puts DIR and DIR/codec/src first on PYTHONPATH: the same interpreter and
 installed dependencies measure another tree (e.g. main before a change). ``--profile`` adds the
 slowest imports (``-X importtime``, cumulative) of ``--help`` and of the failing inspect.
