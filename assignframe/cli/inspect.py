@@ -55,7 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "rows and a line counting the rest: --limit), plain columns when piped, --format\n"
             "tsv/csv for scripts. --detail shows what\n"
             "kafka-consumer-groups.sh --describe shows (offsets, members, state). --json\n"
-            "prints one group snapshot per line, which 'assignframe audit' reads as it is.\n"
+            "prints one group snapshot per line (every group type with members), which\n"
+            "'assignframe audit' reads as it is.\n"
             "A connection that fails says why (refused, DNS, not Kafka, SASL/TLS mismatch,\n"
             "authentication, timeout); Ctrl-C exits 130."
         ),

@@ -28,6 +28,11 @@ def _known(value: int | None) -> int | None:
     return None if value is None or value < 0 else value
 
 
+def _topic_id_text(topic_id: str | bytes) -> str:
+    """A topic id as Kafka prints it (the codec gives its text, or its 16 bytes)."""
+    return str(Uuid.from_bytes(topic_id)) if isinstance(topic_id, bytes) else str(topic_id)
+
+
 def _task_ids(assignment: Any, kind: str) -> tuple[str, ...]:
     if assignment is None:
         return ()
@@ -43,7 +48,7 @@ def described_share_snapshot(read: ClusterRead, group: GroupRead) -> ShareSnapsh
         tuple(m.subscribed_topic_names),
         tuple(TopicPartition(t.topic_name, p) for t in m.assignment.topic_partitions
               for p in sorted(t.partitions))) for m in described.members]
-    topic_ids = {t.topic_name: str(Uuid.from_bytes(t.topic_id)) for m in described.members
+    topic_ids = {t.topic_name: _topic_id_text(t.topic_id) for m in described.members
                  for t in m.assignment.topic_partitions if getattr(t, "topic_id", None)}
     offsets = group.share_offsets
     # an empty group has no subscriptions left, but its share-partitions keep their state
@@ -88,7 +93,7 @@ def described_streams_snapshot(read: ClusterRead, group: GroupRead) -> StreamsSn
         partitions={t: read.partitions[t] for t in sorted(inputs) if t in read.partitions},
         stateful=tuple(s.subtopology_id for s in described_subtopologies
                        if s.state_changelog_topics),
-        observed_at=read.observed_at)
+        num_standby_replicas=group.standby_replicas, observed_at=read.observed_at)
     if topology is None:
         snapshot.notes.append("the broker described no topology: task inputs and lag unknown")
     for task in sorted({t for m in members for t in m.tasks.get("active", ())},

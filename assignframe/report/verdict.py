@@ -57,6 +57,11 @@ def _verdict(summary: Mapping[str, Any]) -> str:
     )
 
 
+#: the upgrade cell of a group that has no migration verdict, by its type
+_NO_UPGRADE = {"consumer": "(consumer protocol already)", "share": "(share group)",
+               "streams": "(Streams protocol already)"}
+
+
 def _card(title: str, body: str) -> str:
     return f'<div class="card verdict"><h3>{escape(title)}</h3>{body}</div>'
 
@@ -210,7 +215,7 @@ def _attention_row(key: str, group: Mapping[str, Any], detailed: Collection[str]
                                   else "?"),
         wrong or "",
         group.get("recommendation") or "none",
-        group.get("migration_verdict") or "(consumer protocol already)",
+        group.get("migration_verdict") or _NO_UPGRADE.get(group.get("group_type") or "", "–"),
     ]
     return f'<tr><td class="name">{name}</td>' + "".join(
         f'<td class="name">{escape(c)}</td>' for c in cells

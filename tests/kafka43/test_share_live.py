@@ -179,6 +179,22 @@ def test_share_group_judged_through_kill_and_join(kafka43, runner, tmp_path, cap
     assert (f'<td class="name">{GROUP}</td><td class="name">share</td>'
             f'<td class="name">{row["state"]}</td><td>2</td>') in live
     assert f'<td>{row["detail"]["backlog"]}</td>' in live
+    # the share group is a snapshot line the audit beside it replayed: server:simple, given the
+    # group as the broker describes it (topic ids included), assigns what the broker assigned
+    (line,) = [json.loads(x) for x in (tmp_path / "out" / "snapshots.jsonl").read_text()
+               .splitlines()]
+    assert (line["group_type"], line["group_id"]) == ("share", GROUP)
+    assert line["topic_ids"] == {TOPIC: _topic_id(kafka, TOPIC)}
+    assert {m["member_id"] for m in line["members"]} == {m.member_id
+                                                          for m in joined.share_streams.members}
+    (audited,) = [json.loads(x) for x in (tmp_path / "out" / "audit" / "rows.jsonl").read_text()
+                  .splitlines()]
+    assert (audited["group_type"], audited["strategy"], audited["recommendation"]) == (
+        "share", "server:simple", "server:simple")
+    assert audited["current_valid"] and audited["members"] == 2
+    assert audited["note"] == "server:simple replayed on the group as it is equals what the " \
+        "broker assigned", audited["note"]
+    assert audited["partitions_moved"] == 0 and audited["partitions_kept"] == PARTITIONS
 
     # --detail: the members and their partitions as the members themselves print them, each
     # share-partition's start offset and the broker's lag (kafka-share-groups.sh --offsets)

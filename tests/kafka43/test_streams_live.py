@@ -249,8 +249,8 @@ def test_member_holding_tasks_it_has_not_given_up_is_named(kafka43, runner):
 
         stubborn.give_up()
         settled = _settled_pair(kafka, app)
-        newcomer = member_named(settled.share_streams, "st-new-StreamThread-1-consumer")
-        assert newcomer.tasks["active"] == tuple(moved)
+        taker = member_named(settled.share_streams, "st-new-StreamThread-1-consumer")
+        assert taker.tasks["active"] == tuple(moved)
         assert settled.share_streams.not_given_up() == {} and settled.problems == []
         newcomer.wait_for(lambda line: line.get("event") == "tasks"
                           and line["active"] == moved, 60)

@@ -12,9 +12,12 @@ last, as for consumer-protocol groups: ``tests/e2e/test_member_order.py``).
 
 from __future__ import annotations
 
+import json
+
 from kafka43_cluster import create_topics, produce, verdict
 from runners import describe, start_stateful_streams, wait_until
 
+from assignframe.cli import main
 from assignframe.plugins import get_plugin_manager
 from assignframe.streams_assignor import (
     TASK_KINDS,
@@ -128,6 +131,23 @@ def test_standby_tasks_are_read_and_every_target_predicted(kafka43, tmp_path):
         joiner = [m.member_id for m in view.members if m.client_id.startswith("sb-2")][0]
         assert _targets(view) in _predictions(alone, pair, joiner), (
             f"broker {_targets(view)} != streams:sticky {_predictions(alone, pair, joiner)}")
+
+        # the group as a snapshot line (its standby replicas read from the group's config, its
+        # sub-topology stateful from the topology's changelog) and the audit beside it:
+        # streams:sticky given the group as the broker describes it keeps every target
+        assert main(["inspect", "--bootstrap-server", kafka, "--group", APP,
+                     "--out", str(tmp_path / "out")]) == 0
+        (line,) = [json.loads(x) for x in (tmp_path / "out" / "snapshots.jsonl").read_text()
+                   .splitlines()]
+        assert (line["group_type"], line["num_standby_replicas"], line["stateful"]) == (
+            "streams", 1, ["0"])
+        (row,) = [json.loads(x) for x in (tmp_path / "out" / "audit" / "rows.jsonl")
+                  .read_text().splitlines()]
+        assert (row["group_type"], row["strategy"], row["members"], row["partitions"]) == (
+            "streams", "streams:sticky", 2, PARTITIONS)
+        assert row["current_valid"] and row["reconciling_members"] == 0
+        assert row["note"] == ("streams:sticky replayed on the group as it is equals what the "
+                               "broker assigned"), row["note"]
 
         two.kill()  # kill -9: fenced after the session timeout; its tasks come back to sb-1
         back = _settled(kafka, [one], 0)
