@@ -24,7 +24,9 @@ slowest imports (``-X importtime``, cumulative) of ``--help`` and of the failing
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -53,6 +55,7 @@ CASES = {
 #: children run here: ``-m``/``-c`` put the working directory first on sys.path, and a source
 #: tree there would be imported instead of the one measured
 NEUTRAL_DIR = tempfile.mkdtemp(prefix="bench-startup-")
+atexit.register(shutil.rmtree, NEUTRAL_DIR, ignore_errors=True)  # with the .pyc files
 
 
 def run_once(args: tuple[str, ...], env: dict[str, str]) -> tuple[float, float]:
