@@ -13,6 +13,9 @@ load on a shared machine falls on every case alike; each row gives the child's C
 (user + system, from ``os.wait4``) and wall time, median and minimum, and the median CPU as a
 ratio to each peer's.
 
+The children write ``.pyc`` files (the warm-up round makes them) into a directory of the run,
+whatever ``PYTHONDONTWRITEBYTECODE`` says, and never into the trees measured.
+
 ``--source DIR`` puts DIR and DIR/codec/src first on PYTHONPATH: the same interpreter and
 installed dependencies measure another tree (e.g. main before a change). ``--profile`` adds the
 slowest imports (``-X importtime``, cumulative) of ``--help`` and of the failing inspect.
@@ -21,7 +24,9 @@ slowest imports (``-X importtime``, cumulative) of ``--help`` and of the failing
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -50,6 +55,7 @@ CASES = {
 #: children run here: ``-m``/``-c`` put the working directory first on sys.path, and a source
 #: tree there would be imported instead of the one measured
 NEUTRAL_DIR = tempfile.mkdtemp(prefix="bench-startup-")
+atexit.register(shutil.rmtree, NEUTRAL_DIR, ignore_errors=True)  # with the .pyc files
 
 
 def run_once(args: tuple[str, ...], env: dict[str, str]) -> tuple[float, float]:
@@ -85,6 +91,11 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="print the slowest imports")
     args = parser.parse_args()
     env = dict(os.environ)
+    # the warm-up round writes the .pyc files every later round reads: a shell that says
+    # PYTHONDONTWRITEBYTECODE would make each child compile every module it imports again;
+    # they go to a directory of this run, never into the trees measured
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = os.path.join(NEUTRAL_DIR, "pycache")
     if args.source:
         root = os.path.abspath(args.source)
         env["PYTHONPATH"] = os.pathsep.join([root, os.path.join(root, "codec", "src")])

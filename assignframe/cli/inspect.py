@@ -166,8 +166,8 @@ def _logging(config: ClientConfig, verbose: bool) -> None:
 def _run(args: argparse.Namespace) -> int:
     states = parse_states(args.state)
     kinds = parse_problem_kinds(args.problem)
-    form = args.format or ("table" if console().is_terminal else "plain")
-    limit = _limit(args.limit, form, args.json or args.detail)
+    if args.limit is not None and args.limit < 0:
+        raise CommandLineError("expected a number of rows >= 0 (0: every row)", "--limit")
     config, wanted = cluster_settings(args)
     writable_outputs(args.out, args.html)
     try:
@@ -180,8 +180,10 @@ def _run(args: argparse.Namespace) -> int:
                          "cluster does not list it and its coordinator does not know it "
                          "(ids are exact; a regular expression such as 'orders.*' matches "
                          "several)", "--group")
+    # asked once the cluster is read: rich (the terminal's question) is no cost of a failure
+    form = args.format or ("table" if console().is_terminal else "plain")
     rows = shown(inspection, states, kinds)
-    rows, left_out = limited(rows, limit)
+    rows, left_out = limited(rows, _limit(args.limit, form, args.json or args.detail))
     if args.detail:
         _print_details(inspection, rows, args.json, form)
     elif args.json:
@@ -202,9 +204,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _limit(asked: int | None, form: str, structured: bool) -> int | None:
     """How many rows to show: ``--limit`` (0: all), else :data:`TABLE_LIMIT` in a table (its
-    rendering costs about 2 ms of CPU a row), else all."""
-    if asked is not None and asked < 0:
-        raise CommandLineError("expected a number of rows >= 0 (0: every row)", "--limit")
+    rendering costs about 2 ms of CPU a row), else all (``asked`` is checked before the read)."""
     if asked is not None:
         return asked or None
     return TABLE_LIMIT if form == "table" and not structured else None

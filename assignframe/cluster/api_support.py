@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import assignframe_codec as codec
-from assignframe_codec.registry import message_codec
 
 __all__ = ["API_VERSIONS_BOOTSTRAP", "GROUPS_PER_REQUEST", "ApiSupport", "WRITE_APIS", "error_code",
            "CODEC_VERSIONS", "READ_APIS"]  # noqa: F822 - these two: the module's __getattr__
@@ -25,6 +24,8 @@ _READ = ("ApiVersions", "Metadata", "DescribeCluster", "ListGroups", "FindCoordi
 
 def _codec_range(api: str) -> tuple[int, int]:
     """The versions the codec both builds (request) and reads (response) of ``api``."""
+    from assignframe_codec.registry import message_codec  # the codec's table: on first use
+
     request, response = message_codec(f"{api}Request"), message_codec(f"{api}Response")
     if request is None or response is None:
         raise LookupError(f"the codec has no {api} request or response")  # a packaging bug

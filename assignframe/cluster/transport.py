@@ -81,8 +81,8 @@ def kafka_python_version() -> tuple[int, ...] | None:
     return tuple(int(part) for part in found.split(".")[:2] if part.isdigit())
 
 
-def _require_kafka_python() -> None:
-    found = kafka_python_version()
+def _require_kafka_python(found: tuple[int, ...] | None) -> None:
+    """The error of a kafka-python that is missing (``found`` None) or older than 3.0."""
     if found is None or found < MIN_KAFKA_PYTHON:
         have = "not installed" if found is None else ".".join(map(str, found))
         raise TransportError(
@@ -222,7 +222,12 @@ class Transport:
     """
 
     def __init__(self, bootstrap: str, config: ClientConfig, timeout_s: float) -> None:
-        _require_kafka_python()
+        from importlib.util import find_spec
+
+        # missing is said at once; the version once a broker answered (reading package
+        # metadata costs 30-40 ms of CPU, which a broker that refuses should not)
+        if find_spec("kafka") is None:
+            _require_kafka_python(None)
         self.bootstrap, self.config, self.timeout_s = bootstrap, config, timeout_s
         self.sent: Counter[tuple[str, int, str]] = Counter()
         self._client: Any = None
@@ -245,6 +250,7 @@ class Transport:
         if listener is None:
             raise TransportError(problem or f"cannot connect to {self.bootstrap}")
         self.listener = listener
+        _require_kafka_python(kafka_python_version())
         from kafka.net.compat import KafkaNetClient  # only once a broker answered as Kafka
 
         settings = {"client_id": "assignframe-inspect", **self.config.kafka_python_settings()}
