@@ -10,6 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..snapshot.schema import group_types_phrase
+
 __all__ = ["migration_lines", "print_summary"]
 
 
@@ -37,10 +39,9 @@ def print_summary(summary: Mapping[str, Any], console: Console, out_dir: str) ->
 
 def _headline(summary: Mapping[str, Any]) -> str:
     current, groups = summary["current"], summary["groups"]
-    consumer = summary.get("consumer_groups") or 0
     rate = summary.get("groups_per_second")
     older = summary.get("older_generations_skipped") or 0
-    kinds = f" ({groups - consumer:,} classic, {consumer:,} consumer-protocol)" if consumer else ""
+    kinds = group_types_phrase(summary.get("group_types") or {})
     return (
         f"[bold]audited {groups:,} groups[/bold]{kinds} ({summary['engine']} engine"
         + (f", {rate} groups/s" if groups and rate else "")

@@ -12,11 +12,15 @@ from typing import Any
 from ..kip848.timing import GroupTiming
 from ..model import GroupAssignment, partition_pairs
 from ..snapshot import GroupSnapshot, MalformedSnapshot, read_snapshot
+from ..snapshot.jsonform import AnySnapshot
+from ..snapshot.share import ShareSnapshot
+from ..snapshot.streams import StreamsSnapshot
 from .clients import GroupClients, identify_clients
 from .migration import SERVER_STRATEGIES, coordinator_assignor, migration_section
 from .recommend import Recommendation, TieBreak, recommend
 from .rerun import AuditContext, StrategyOutcome, quiet_strategy_logs, replay_strategies
 from .rows import current_metrics, group_rows, running_strategy
+from .share_streams import audit_share_streams, share_streams_view
 
 __all__ = [
     "ChunkResult",
@@ -52,6 +56,8 @@ def audit_group(
     :raises MalformedSnapshot: the row is not a readable snapshot
     """
     snapshot = read_snapshot(raw)
+    if not isinstance(snapshot, GroupSnapshot):  # a share or Streams group
+        return audit_share_streams(input_row, snapshot, context, detail)
     current = current_metrics(snapshot)
     names = SERVER_STRATEGIES if snapshot.group_type == "consumer" else context.strategies
     with quiet_strategy_logs(context.strategy_loggers):
@@ -204,14 +210,14 @@ def _clients(clients: GroupClients | None) -> dict[str, Any] | None:
     }
 
 
-def snapshot_view(raw: GroupSnapshot | Mapping[str, Any], source: str = "") -> dict[str, Any]:
+def snapshot_view(raw: AnySnapshot | Mapping[str, Any], source: str = "") -> dict[str, Any]:
     """A snapshot as the report's capture section shows it (no replay): a typed snapshot (decode,
     in process) or a serialized one (read back by the one reader)."""
-    if isinstance(raw, GroupSnapshot):
-        snapshot = raw
+    if isinstance(raw, (GroupSnapshot, ShareSnapshot, StreamsSnapshot)):
+        read = raw
     else:
         try:
-            snapshot = read_snapshot(raw)
+            read = read_snapshot(raw)
         except MalformedSnapshot as exc:
             return {
                 "source": source,
@@ -222,8 +228,12 @@ def snapshot_view(raw: GroupSnapshot | Mapping[str, Any], source: str = "") -> d
                 "metrics": {},
                 "problems": [str(exc)],
             }
-    current = current_metrics(snapshot)
     decoded = raw if isinstance(raw, Mapping) else {}
+    if not isinstance(read, GroupSnapshot):
+        return {"source": source, **share_streams_view(read),
+                "handovers": list(decoded.get("handovers") or [])}
+    snapshot = read
+    current = current_metrics(snapshot)
     return {
         "source": source,
         "group_id": snapshot.group_id,

@@ -28,6 +28,7 @@ __all__ = [
     "group_record",
     "group_rows",
     "running_strategy",
+    "strategy_columns",
 ]
 
 #: What makes a group need attention: (key, how the summary and the report name it).
@@ -136,7 +137,7 @@ def group_rows(
     """One row per strategy, each repeating the group's columns."""
     base = group_record(input_row, snapshot, current, outcomes, recommendation, migration, clients)
     return [
-        base | _strategy_columns(o, recommendation) | {"first_of_group": i == 0}
+        base | strategy_columns(o, recommendation) | {"first_of_group": i == 0}
         for i, o in enumerate(outcomes)
     ]
 
@@ -232,7 +233,8 @@ def _migration_columns(migration: Mapping[str, Any] | None) -> dict[str, Any]:
     return columns
 
 
-def _strategy_columns(outcome: StrategyOutcome, recommendation: Recommendation) -> dict[str, Any]:
+def strategy_columns(outcome: StrategyOutcome, recommendation: Recommendation) -> dict[str, Any]:
+    """A strategy's own columns (:data:`STRATEGY_COLUMNS` but ``first_of_group``)."""
     m = outcome.metrics or {}
     return {
         "strategy": outcome.strategy,

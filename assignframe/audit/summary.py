@@ -67,6 +67,8 @@ STRATEGY_SUMS: tuple[tuple[str, str, str], ...] = (
 GROUP_SUMS: tuple[tuple[str, str, str], ...] = (
     ("groups", "group_id", "count"),
     ("consumer_groups", "group_type", "equals:consumer"),
+    ("share_groups", "group_type", "equals:share"),
+    ("streams_groups", "group_type", "equals:streams"),
     ("invalid_groups", "current_valid", "is_false"),
     ("groups_with_idle", "current_idle_members", "positive"),
     ("idle_members", "current_idle_members", "sum"),
@@ -221,6 +223,9 @@ def summary_document(
         **run,
         "groups": groups,
         "consumer_groups": figures.get("consumer_groups", 0),
+        "share_groups": figures.get("share_groups", 0),
+        "streams_groups": figures.get("streams_groups", 0),
+        "group_types": _group_types(figures, groups),
         "malformed": aggregates.malformed,
         "malformed_examples": [
             {"line": line, "error": error} for line, error in aggregates.malformed_examples
@@ -315,3 +320,9 @@ def run_facts(
         "elapsed_seconds": round(elapsed, 3),
         "groups_per_second": round(groups / elapsed, 1) if groups and elapsed > 0 else None,
     }
+
+
+def _group_types(figures: Mapping[str, Any], groups: int) -> dict[str, int]:
+    """Group type -> groups audited (classic: the rest)."""
+    counted = {t: figures.get(f"{t}_groups", 0) for t in ("consumer", "share", "streams")}
+    return {"classic": groups - sum(counted.values()), **counted}

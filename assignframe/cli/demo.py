@@ -3,7 +3,8 @@
 The demo is orchestration, so it lives here in the CLI layer (the report only draws what it is
 given; it never runs the tools it shows):
 
-1. decode the shipped captures (``assignframe/data/captures/*.pcap``) into snapshots;
+1. decode the shipped captures (``assignframe/data/captures/*.pcap``, and the share group's in
+   ``captures/share/``) into snapshots;
 2. simulate every shipped scenario (``assignframe/data/scenarios``) with every strategy;
 3. generate a sample fleet (deterministic, from a seed) and audit it;
 4. start a local broker, run a few real groups on it and ``inspect`` them
@@ -109,8 +110,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def shipped_captures() -> list[Path]:
+    """Every shipped capture: consumer groups at the top, share (and other) groups' in their
+    own folders."""
     folder = Path(str(files("assignframe") / "data" / "captures"))
-    return sorted(folder.glob("*.pcap"))
+    return sorted(folder.glob("*.pcap")) + sorted(folder.glob("*/*.pcap"))
 
 
 def run_demo(options: DemoOptions, say: Callable[[str], None] = print) -> dict[str, Any]:
@@ -156,6 +159,7 @@ def decode_captures(path: Path) -> list[dict[str, Any]]:
     for capture in shipped_captures():
         result = decode_capture(capture)
         snapshots += snapshot_dicts(result.timelines, capture.name)
-        snapshots += consumer_snapshot_dicts(result.consumer_groups, capture.name)
+        snapshots += consumer_snapshot_dicts([*result.consumer_groups, *result.share_groups],
+                                             capture.name)
     path.write_text("".join(json_line(s) + "\n" for s in snapshots), encoding="utf-8")
     return [json.loads(json_line(s)) for s in snapshots]  # as a reader of the file sees them

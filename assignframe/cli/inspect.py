@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 
 from ..cluster.config import ClientConfig, RedactingFilter, read_client_config
-from ..cluster.group_problems import PROBLEM_KINDS
 from ..cluster.group_records import READ_BUDGET_S
 from ..cluster.inspection import GroupVerdict, Inspection, inspect_cluster
 from ..cluster.reader import GroupFilter
 from ..errors import BrokerError, InputError
 from ..snapshot import snapshot_to_dict
+from ..snapshot.problems import PROBLEM_KINDS
 from ..snapshot.schema import GROUP_TYPES
 from ._common import CommandLineError, add_command, checked_bootstrap, console, print_json
 from .inspect_view import (
@@ -55,7 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "rows and a line counting the rest: --limit), plain columns when piped, --format\n"
             "tsv/csv for scripts. --detail shows what\n"
             "kafka-consumer-groups.sh --describe shows (offsets, members, state). --json\n"
-            "prints one group snapshot per line, which 'assignframe audit' reads as it is.\n"
+            "prints one group snapshot per line (every group type with members), which\n"
+            "'assignframe audit' reads as it is.\n"
             "A connection that fails says why (refused, DNS, not Kafka, SASL/TLS mismatch,\n"
             "authentication, timeout); Ctrl-C exits 130."
         ),
@@ -187,6 +188,8 @@ def _run(args: argparse.Namespace) -> int:
         for verdict in rows:
             if verdict.snapshot is not None:
                 print_json(snapshot_to_dict(verdict.snapshot))
+            elif verdict.share_streams is not None and verdict.share_streams.members:
+                print_json(verdict.share_streams.as_dict())
         _say_left_out(rows)
     else:
         print_rows(inspection, rows, form, left_out)
@@ -212,7 +215,7 @@ def _print_details(inspection: Inspection, rows: list[GroupVerdict], as_json: bo
     from ..cluster.detail import group_detail
 
     reads = {g.group_id: g for g in inspection.read.groups}
-    details = [group_detail(inspection.read, reads[v.group_id], v.snapshot, v.view,
+    details = [group_detail(inspection.read, reads[v.group_id], v.snapshot, v.share_streams,
                             v.migration_prediction) for v in rows]
     if as_json:
         for detail in details:
@@ -250,12 +253,7 @@ def _say_left_out(rows: list[GroupVerdict]) -> None:
     """Groups read but without members have no snapshot (the audit reads groups with members):
     one note on stderr names them, so no group leaves ``--json`` silently."""
     empty = [v for v in rows if v.snapshot is None and not v.unreadable
-             and (v.view is None or not v.view.members)]
-    views = [v.group_id for v in rows if v.view is not None and v.view.members]
-    if views:
-        print(f"assignframe: note: {len(views)} share/Streams group(s) judged but not written "
-              f"as snapshot lines (the audit reads classic and consumer groups; --out's "
-              f"verdicts.json holds them): {', '.join(views)}", file=sys.stderr)
+             and (v.share_streams is None or not v.share_streams.members)]
     if empty:
         named = "; ".join(f"{v.group_id} ({v.state or 'state unknown'}"
                           + "".join(f", {p}" for p in v.problems) + ")"
@@ -285,7 +283,7 @@ def write_inspection(out: Path | None, html: Path | None, inspection: Inspection
         folder.mkdir(parents=True, exist_ok=True)
         snapshots = folder / "snapshots.jsonl"
         with open(snapshots, "w", encoding="utf-8") as f:
-            for snapshot in inspection.snapshots:
+            for snapshot in inspection.all_snapshots:
                 f.write(json.dumps(snapshot_to_dict(snapshot)) + "\n")
         document = {"bootstrap": inspection.read.bootstrap,
                     "observed_at": inspection.read.observed_at,
@@ -295,7 +293,7 @@ def write_inspection(out: Path | None, html: Path | None, inspection: Inspection
         (folder / "verdicts.json").write_text(json.dumps(document, indent=1) + "\n",
                                               encoding="utf-8")
         summary = None  # the audit reads the groups with a snapshot; the page shows them all
-        if inspection.snapshots:
+        if inspection.all_snapshots:
             summary = run_audit(snapshots, folder / "audit",
                                 AuditOptions(processes=1, progress=False))
         if html:

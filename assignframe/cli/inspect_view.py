@@ -12,8 +12,8 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..cluster.group_problems import PROBLEM_KINDS
 from ..cluster.inspection import GroupVerdict, Inspection
+from ..snapshot.problems import PROBLEM_KINDS
 from ._common import CommandLineError
 
 __all__ = ["DETAIL_COLUMNS", "FORMATS", "GROUP_STATES", "TABLE_COLUMNS", "TABLE_LIMIT",

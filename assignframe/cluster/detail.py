@@ -23,10 +23,11 @@ from typing import Any
 from ..lag import committed_lag
 from ..model import TopicPartition, partition_pairs
 from ..snapshot import GroupSnapshot
+from ..snapshot.share import ShareSnapshot
+from ..snapshot.streams import StreamsSnapshot
 from ..streams_assignor import parse_task_label
 from .groups import rebalancing, rebalancing_assignments
 from .reader import ClusterRead, GroupRead
-from .share_streams import ShareView, StreamsView
 
 __all__ = ["GroupDetail", "MemberDetail", "PartitionDetail", "group_detail"]
 
@@ -88,7 +89,7 @@ class GroupDetail:
 
 
 def group_detail(read: ClusterRead, group: GroupRead, snapshot: GroupSnapshot | None,
-                 view: ShareView | StreamsView | None = None,
+                 view: ShareSnapshot | StreamsSnapshot | None = None,
                  migration_prediction: dict[str, Any] | None = None) -> GroupDetail:
     """The detail of ``group``. Its members and what they own come from its snapshot, else
     from the view of a share or Streams group (a Streams member owns its active tasks' input
@@ -99,7 +100,7 @@ def group_detail(read: ClusterRead, group: GroupRead, snapshot: GroupSnapshot | 
     for member in members:
         for tp in member.partitions:
             owners.setdefault(tp, []).append(member)
-    backlog = view.backlog if isinstance(view, ShareView) else {}
+    backlog = view.backlog if isinstance(view, ShareSnapshot) else {}
     rows = []
     for tp in sorted(set(group.committed) | set(owners) | set(backlog)):
         if tp in backlog:  # a share-partition: its start offset stands for a committed one
@@ -132,13 +133,14 @@ def _members(snapshot: GroupSnapshot) -> list[MemberDetail]:
     return found
 
 
-def _unsnapshotted(group: GroupRead, view: ShareView | StreamsView | None) -> list[MemberDetail]:
+def _unsnapshotted(group: GroupRead,
+                   view: ShareSnapshot | StreamsSnapshot | None) -> list[MemberDetail]:
     """Members of a group without a snapshot: a share or Streams group's, or a rebalancing
     classic group's (what each holds now; no epoch, no target)."""
-    if isinstance(view, ShareView):
+    if isinstance(view, ShareSnapshot):
         return [MemberDetail(m.member_id, m.client_host, m.client_id, tuple(sorted(m.partitions)),
                              m.member_epoch) for m in view.members]
-    if isinstance(view, StreamsView):
+    if isinstance(view, StreamsSnapshot):
         return [MemberDetail(m.member_id, m.client_host, m.client_id,
                              _inputs(view, m.tasks.get("active", ())), m.member_epoch,
                              _inputs(view, m.target.get("active", ())))
@@ -151,7 +153,7 @@ def _unsnapshotted(group: GroupRead, view: ShareView | StreamsView | None) -> li
     return []
 
 
-def _inputs(view: StreamsView, tasks: tuple[str, ...]) -> tuple[TopicPartition, ...]:
+def _inputs(view: StreamsSnapshot, tasks: tuple[str, ...]) -> tuple[TopicPartition, ...]:
     """The input partitions of ``tasks``: each task's partition of its sub-topology's topics."""
     found: set[TopicPartition] = set()
     for label in tasks:
@@ -161,7 +163,7 @@ def _inputs(view: StreamsView, tasks: tuple[str, ...]) -> tuple[TopicPartition, 
 
 
 def _assignor(group: GroupRead, snapshot: GroupSnapshot | None,
-              view: ShareView | StreamsView | None) -> str | None:
+              view: ShareSnapshot | StreamsSnapshot | None) -> str | None:
     if snapshot is not None:
         return snapshot.assignor or snapshot.protocol
     if view is not None and view.assignor:

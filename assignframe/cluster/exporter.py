@@ -45,9 +45,10 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+from ..snapshot.share import ShareSnapshot
+from ..snapshot.streams import StreamsSnapshot
 from .history import GroupState
 from .inspection import GroupVerdict
-from .share_streams import ShareView, StreamsView
 
 __all__ = ["WatchMetrics"]
 
@@ -114,8 +115,8 @@ class WatchMetrics:
         if self.up:
             for v in self.verdicts:
                 self._group(v, members, gauges, per_member)
-                if v.view is not None and not v.unreadable:
-                    _view(v, v.view, members, gauges, per_member)
+                if v.share_streams is not None and not v.unreadable:
+                    _view(v, v.share_streams, members, gauges, per_member)
         else:  # nothing read now: only that it is not readable
             for group_id, state in sorted(self.states.items()):
                 if state.state != "Vanished":
@@ -179,8 +180,8 @@ class WatchMetrics:
                 per_member["lag"].add_metric(labels, v.member_lag[member])
 
 
-def _view(v: GroupVerdict, view: ShareView | StreamsView, members: Any, gauges: dict[str, Any],
-          per_member: dict[str, Any]) -> None:
+def _view(v: GroupVerdict, view: ShareSnapshot | StreamsSnapshot, members: Any,
+          gauges: dict[str, Any], per_member: dict[str, Any]) -> None:
     """A share or Streams group's gauges, from its view."""
     g = [v.group_id]
     members.add_metric([v.group_id, view.group_type], len(view.members))
@@ -192,7 +193,7 @@ def _view(v: GroupVerdict, view: ShareView | StreamsView, members: Any, gauges: 
         gauges["lag_spread"].add_metric(g, v.lag_spread)
     gauges["unowned_partitions"].add_metric(g, len(view.unassigned()))
     gauges["reconciling_members"].add_metric(g, len(view.reconciling()))
-    if isinstance(view, ShareView):
+    if isinstance(view, ShareSnapshot):
         if view.total_backlog() is not None:
             gauges["backlog"].add_metric(g, view.total_backlog())
         gauges["behind_members"].add_metric(g, len(view.behind()))

@@ -12,6 +12,11 @@ A group resource answers the value the group runs with: its own override (config
 source. A broker that cannot say (no DescribeConfigs, an authorization error, an error for the
 resource, a failed request) leaves Kafka's defaults with the reason: never a notice of its own
 (the pass's exit status is the groups'), never a crash.
+
+The same requests ask each Streams group's resource for ``streams.num.standby.replicas`` (its
+standby tasks per stateful task, KIP-1071: the group's override, else the broker's
+``group.streams.num.standby.replicas``), which the audit's replay of the Streams task assignor
+needs; not read, it stays None (unknown).
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ GROUPS_PER_CONFIGS_REQUEST = 1000
 #: (heartbeat interval, session timeout) keys of the broker resource and of a group resource
 BROKER_KEYS = ("group.consumer.heartbeat.interval.ms", "group.consumer.session.timeout.ms")
 GROUP_KEYS = ("consumer.heartbeat.interval.ms", "consumer.session.timeout.ms")
+#: a Streams group resource's key: standby replicas of each stateful task
+STANDBY_KEY = "streams.num.standby.replicas"
 #: DescribeConfigs' config source of a group's own value (``ConfigSource.GROUP_CONFIG``)
 SOURCE_GROUP_CONFIG = 8
 
@@ -40,11 +47,12 @@ _Answer = tuple[list[tuple[int, str] | None], str | None]
 
 
 def read_group_timings(run: Any, groups: dict[str, Any]) -> None:
-    """Set ``timing`` of every described classic group (the reader's ``GroupRead``s, whose
-    module imports this one: hence no type names here); ``run`` is the reader's pass."""
+    """Set ``timing`` of every described classic group and ``standby_replicas`` of every
+    described Streams group (the reader's ``GroupRead``s, whose module imports this one: hence
+    no type names here); ``run`` is the reader's pass."""
     by_node: dict[int, list[Any]] = {}
     for group in groups.values():
-        if group.group_type == "classic" and group.described is not None \
+        if group.group_type in ("classic", "streams") and group.described is not None \
                 and group.coordinator is not None:
             by_node.setdefault(group.coordinator, []).append(group)
     for node, classic in sorted(by_node.items()):
@@ -56,8 +64,10 @@ def _ask(run: Any, node: int, batch: list[Any]) -> None:
     version = run.supported(node, "DescribeConfigs", quiet=True)
     if version is None:
         return _default(batch, f"broker {node} does not support DescribeConfigs")
-    resources = [(codec.CONFIG_RESOURCE_BROKER, str(node), BROKER_KEYS)]
-    resources += [(codec.CONFIG_RESOURCE_GROUP, g.group_id, GROUP_KEYS) for g in batch]
+    resources: list[tuple[int, str, tuple[str, ...]]] = [
+        (codec.CONFIG_RESOURCE_BROKER, str(node), BROKER_KEYS)]
+    resources += [(codec.CONFIG_RESOURCE_GROUP, g.group_id,
+                   GROUP_KEYS if g.group_type == "classic" else (STANDBY_KEY,)) for g in batch]
     request = codec.describe_configs_request(resources, version)
     try:
         response = run.transport.send(node, "DescribeConfigsRequest", request, version)
@@ -68,10 +78,21 @@ def _ask(run: Any, node: int, batch: list[Any]) -> None:
                      BROKER_CONFIG)
     for group in batch:
         found = answers.get((codec.CONFIG_RESOURCE_GROUP, group.group_id))
-        group.timing = _timing(_values(found, GROUP_KEYS, BROKER_CONFIG), broker)
+        if group.group_type == "streams":
+            group.standby_replicas = _standby_replicas(found)
+        else:
+            group.timing = _timing(_values(found, GROUP_KEYS, BROKER_CONFIG), broker)
 
 
-def _values(result: Any, keys: tuple[str, str], source: str) -> _Answer:
+def _standby_replicas(result: Any) -> int | None:
+    """A Streams group's ``streams.num.standby.replicas`` (0 or more); None when not read."""
+    if result is None or result.error_code:
+        return None
+    value = next((c.value for c in result.configs if c.name == STANDBY_KEY), None)
+    return int(value) if value is not None and value.strip().isdigit() else None
+
+
+def _values(result: Any, keys: tuple[str, ...], source: str) -> _Answer:
     """What one resource's result (None: not in the answer) gave of ``keys``; a value not the
     group's own is said to come from ``source``."""
     if result is None:
@@ -109,5 +130,7 @@ def _timing(group: _Answer, broker: _Answer) -> GroupTiming:
 
 
 def _default(batch: list[Any], reason: str) -> None:
+    """Kafka's defaults for the classic groups (a Streams group's standby replicas: unknown)."""
     for group in batch:
-        group.timing = GroupTiming.default(reason)
+        if group.group_type == "classic":
+            group.timing = GroupTiming.default(reason)

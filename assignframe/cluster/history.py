@@ -30,9 +30,9 @@ from typing import Any
 from ..errors import InputError
 from ..jsonview import loads
 from ..movement import holder_changes
+from ..snapshot.streams import StreamsSnapshot
 from .groups import REBALANCING
 from .inspection import GroupVerdict, holding_back
-from .share_streams import StreamsView
 
 __all__ = ["GroupState", "History", "changes", "rebalances", "state_of", "unreachable"]
 
@@ -89,11 +89,11 @@ def state_of(verdict: GroupVerdict) -> GroupState:
         for member, assignment in snapshot.current.assignments.items():
             for tp in assignment.partitions:
                 owners[f"{tp.topic}-{tp.partition}"] = member
-    elif verdict.view is not None:  # share and Streams groups
-        view = verdict.view
+    elif verdict.share_streams is not None:  # share and Streams groups
+        view = verdict.share_streams
         reconciling = set(view.reconciling())
         behind = {m.member_id: m for m in view.members if m.member_id in reconciling}
-        owing = view.not_given_up() if isinstance(view, StreamsView) else {}
+        owing = view.not_given_up() if isinstance(view, StreamsSnapshot) else {}
         return GroupState(view.group_epoch, verdict.state, view.owners(), len(behind),
                           verdict.unreadable,
                           members=None if verdict.unreadable else sorted(verdict.member_ids),

@@ -9,7 +9,7 @@ read them, else Kafka's defaults: :attr:`GroupVerdict.migration_prediction`). A 
 could not be read is a verdict of its own (``unreadable``), ranked worst: it is never shown as
 healthy. Share and Streams groups are
 judged on views of their own (:mod:`.share_streams`: balance, idle and behind members, backlog
-or task lag, reconciliation), kept in :attr:`GroupVerdict.view`.
+or task lag, reconciliation), kept in :attr:`GroupVerdict.share_streams`.
 """
 
 from __future__ import annotations
@@ -23,8 +23,10 @@ from ..lag import committed_lag
 from ..metrics import lag_per_member
 from ..model import TopicPartition
 from ..snapshot import GroupSnapshot, snapshot_to_dict
+from ..snapshot.problems import PROBLEM_KINDS, GroupProblem
+from ..snapshot.share import ShareSnapshot
+from ..snapshot.streams import StreamsSnapshot
 from .config import ClientConfig
-from .group_problems import PROBLEM_KINDS, GroupProblem
 from .group_records import READ_BUDGET_S, GroupMetadataLog
 from .groups import (
     NOT_SNAPSHOTTED,
@@ -34,11 +36,12 @@ from .groups import (
     unreadable,
 )
 from .reader import ClusterRead, GroupFilter, GroupRead, read_cluster
-from .share_streams import ShareView, StreamsView, view_of
+from .share_streams import snapshot_of
 from .transport import Transport
 
 if TYPE_CHECKING:
     from ..audit.rerun import AuditContext
+    from ..snapshot.jsonform import AnySnapshot
 
 __all__ = ["GroupVerdict", "Inspection", "absent", "group_lag", "holding_back", "inspect_cluster",
            "verdicts"]
@@ -75,7 +78,8 @@ class GroupVerdict:
     #: offset, ``t-p``: their lag is not known (where the consumer starts is its
     #: ``auto.offset.reset``)
     no_commit: list[str] = field(default_factory=list)
-    view: ShareView | StreamsView | None = None
+    #: a share or Streams group: its snapshot (classic and consumer groups: ``snapshot``)
+    share_streams: ShareSnapshot | StreamsSnapshot | None = None
     #: classic: what the migration prediction assumed (``heartbeat_interval_ms``,
     #: ``session_timeout_ms``, ``timing_source``) and the longest a partition would wait for
     #: its new owner under each server assignor (``max_unowned_ms``: assignor -> ms, None where
@@ -101,10 +105,10 @@ class GroupVerdict:
         return [k for k in PROBLEM_KINDS if k in kinds]
 
     def as_dict(self) -> dict[str, Any]:
-        data = {k: v for k, v in self.__dict__.items() if k not in ("snapshot", "view")}
+        data = {k: v for k, v in self.__dict__.items() if k not in ("snapshot", "share_streams")}
         data["problem_kinds"] = self.problem_kinds()
-        if self.view is not None:
-            data["detail"] = self.view.as_dict()
+        if self.share_streams is not None:
+            data["detail"] = self.share_streams.as_dict()
         return data
 
 
@@ -127,7 +131,15 @@ class Inspection:
 
     @property
     def snapshots(self) -> list[GroupSnapshot]:
+        """The classic and consumer groups' snapshots (the groups with members)."""
         return [v.snapshot for v in self.verdicts if v.snapshot is not None]
+
+    @property
+    def all_snapshots(self) -> list[AnySnapshot]:
+        """Every group with members as a snapshot line holds it (the audit's input): classic and
+        consumer groups, then share and Streams groups."""
+        return [*self.snapshots, *(v.share_streams for v in self.verdicts
+                                   if v.share_streams is not None and v.share_streams.members)]
 
     @property
     def unreadable(self) -> list[str]:
@@ -236,18 +248,18 @@ def _verdict(read: ClusterRead, group: GroupRead, context: AuditContext) -> Grou
 def _judged_view(read: ClusterRead, group: GroupRead, verdict: GroupVerdict) -> GroupVerdict:
     """A share group: partitions per member, backlog spread over members; a Streams group:
     active tasks per member, task lag spread over members (the views' own numbers)."""
-    view = view_of(read, group)
-    verdict.view = view
+    view = snapshot_of(read, group)
+    verdict.share_streams = view
     if view is None or not view.members:
         verdict.members, verdict.partitions = 0, None
-        if view is not None and isinstance(view, ShareView) and view.total_backlog():
+        if view is not None and isinstance(view, ShareSnapshot) and view.total_backlog():
             verdict.problems = [GroupProblem(f"no members; backlog {view.total_backlog()}",
                                              "no-members")]
         return verdict
     verdict.protocol = view.assignor
     verdict.members = len(view.members)
     verdict.spread = view.spread()
-    if isinstance(view, ShareView):
+    if isinstance(view, ShareSnapshot):
         verdict.partitions = len(view.partitions())
         lags = [view.member_backlog(m) for m in view.members]
     else:

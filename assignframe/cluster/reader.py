@@ -95,6 +95,8 @@ class GroupRead:
     #: classic: the heartbeat interval and session timeout it would run with once converted
     #: (DescribeConfigs; Kafka's defaults with the reason when not readable); None: not asked
     timing: GroupTiming | None = None
+    #: Streams: the group's ``streams.num.standby.replicas`` (DescribeConfigs); None: not read
+    standby_replicas: int | None = None
 
 
 @dataclass

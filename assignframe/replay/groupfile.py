@@ -33,7 +33,7 @@ from ..errors import ScenarioError
 from ..jsonview import load_yaml, loads
 from ..model import GroupSubscription, Member, TopicPartition
 from ..plugins.manager import PluginManager
-from ..snapshot.schema import SNAPSHOT_GROUP_TYPES
+from ..snapshot.schema import GROUP_SNAPSHOT_TYPES
 from ..strategy import Strategy
 from .scenario import cluster_of, lags_of
 
@@ -101,8 +101,8 @@ def _check(document: Any, source: str) -> None:
         fail("partitions_per_topic", "expected {topic: partition count}")
     if not isinstance(document.get("options", {}) or {}, dict):
         fail("options", "expected an object")
-    if document.get("group_type", "classic") not in SNAPSHOT_GROUP_TYPES:
-        fail("group_type", f"expected one of {', '.join(SNAPSHOT_GROUP_TYPES)}")
+    if document.get("group_type", "classic") not in GROUP_SNAPSHOT_TYPES:
+        fail("group_type", f"expected one of {', '.join(GROUP_SNAPSHOT_TYPES)}")
     members = document.get("members")
     if not isinstance(members, dict):
         fail("members", "expected {member_id: {topics: [...]}}")

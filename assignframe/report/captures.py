@@ -31,9 +31,15 @@ def add_capture_section(page: ReportPage, snapshots: Sequence[Mapping[str, Any]]
         page.add_section("captures", f"Captured groups ({len(by_group)})", body)
 
 
+#: how a capture card names the group types whose broker assigns (classic groups: nothing)
+_KINDS = {"consumer": "consumer protocol (KIP-848), ", "share": "share group (KIP-932), ",
+          "streams": "Streams group (KIP-1071), "}
+
+
 def _group_card(page: ReportPage, source: str, group_id: str, snapshots: list) -> str:
     snapshots = sorted(snapshots, key=lambda s: s.get("generation") or 0)
-    consumer = any(s.get("group_type") == "consumer" for s in snapshots)
+    kind = next((_KINDS[t] for s in snapshots if (t := s.get("group_type")) in _KINDS), "")
+    consumer = bool(kind)  # the broker assigns: epochs, a server assignor, reconciliation
     word = "epoch" if consumer else "generation"
     names = _names(snapshots)
     members = sorted({names.get(m, m) for s in snapshots for m in s.get("members") or []})
@@ -51,7 +57,7 @@ def _group_card(page: ReportPage, source: str, group_id: str, snapshots: list) -
     notes = sorted({n for s in snapshots for n in s.get("notes") or []})
     return (
         f'<div class="card capture"><h3>{escape(group_id)} <span class="muted">'
-        f"{'consumer protocol (KIP-848), ' if consumer else ''}from {escape(source)}</span></h3>"
+        f"{kind}from {escape(source)}</span></h3>"
         + _list("problems", problems)
         + _handovers(snapshots, names)
         + _list("notes", notes)
@@ -124,6 +130,8 @@ def _row(snapshot: Mapping[str, Any], consumer: bool) -> list[Any]:
 
 
 def _reconciling(snapshot: Mapping[str, Any]) -> str:
+    if snapshot.get("group_type") == "share":  # no target: members behind the epoch
+        return ", ".join(snapshot.get("reconciling") or []) or "none"
     if snapshot.get("target") is None:
         return "not known (no ConsumerGroupDescribe)"
     return ", ".join(snapshot.get("reconciling") or []) or "none"

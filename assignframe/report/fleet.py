@@ -49,6 +49,8 @@ def _summary_html(page: ReportPage, summary: Mapping[str, Any]) -> str:
         [
             ("groups audited", summary.get("groups", 0), False),
             ("consumer-protocol groups", summary.get("consumer_groups", 0), False),
+            *((f"{name} groups", summary[key], False) for key, name in (
+                ("share_groups", "share"), ("streams_groups", "Streams")) if summary.get(key)),
             (
                 "invalid groups",
                 current.get("invalid_groups", 0),

@@ -41,9 +41,13 @@ def group_card(page: ReportPage, group: Mapping[str, Any]) -> str:
     )
 
 
+#: how a card's heading names each group type that is not classic
+_TYPE_WORDS = {"consumer": "consumer-protocol ", "share": "share ", "streams": "Streams "}
+
+
 def _heading(group: Mapping[str, Any]) -> str:
-    consumer = group.get("group_type") == "consumer"
-    parts = [f"{'consumer-protocol ' if consumer else ''}group {group['group_id']}"]
+    consumer = group.get("group_type") in _TYPE_WORDS  # an epoch and a server assignor
+    parts = [f"{_TYPE_WORDS.get(group.get('group_type') or '', '')}group {group['group_id']}"]
     if group.get("generation") is not None:
         parts.append(f"{'epoch' if consumer else 'generation'} {group['generation']}")
     if consumer:
@@ -71,13 +75,19 @@ def _clients(clients: Mapping[str, Any] | None) -> str:
 
 
 def _consumer_protocol(group: Mapping[str, Any]) -> str:
-    """A consumer-protocol group: how its assignor is known, and who is still reconciling."""
-    if group.get("group_type") != "consumer":
+    """A group whose broker assigns (consumer protocol, share, Streams): how its assignor is
+    known, and who is still reconciling (a Streams group's rows are its active tasks)."""
+    if group.get("group_type") not in _TYPE_WORDS:
         return ""
     assignor = group.get("assignor") or {}
     parts = [f"Assignor {escape(assignor.get('name'))}: {escape(assignor.get('how'))}."]
+    if group.get("group_type") == "streams":
+        parts.append("Rows are active tasks (sub-topology and partition).")
     reconciling = group.get("reconciling") or []
-    if group.get("target") is None:
+    if group.get("group_type") == "share":
+        parts.append(f"Behind the assignment epoch: {escape(', '.join(reconciling))}."
+                     if reconciling else "Every member is at the assignment epoch.")
+    elif group.get("target") is None:
         parts.append("Target assignment not known (no ConsumerGroupDescribe seen).")
     elif reconciling:
         parts.append(

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from ..snapshot.schema import group_types_phrase
 from .page import ReportPage, escape
 from .tables import fmt
 
@@ -56,6 +57,11 @@ def _verdict(summary: Mapping[str, Any]) -> str:
     )
 
 
+#: the upgrade cell of a group that has no migration verdict, by its type
+_NO_UPGRADE = {"consumer": "(consumer protocol already)", "share": "(share group)",
+               "streams": "(Streams protocol already)"}
+
+
 def _card(title: str, body: str) -> str:
     return f'<div class="card verdict"><h3>{escape(title)}</h3>{body}</div>'
 
@@ -63,8 +69,7 @@ def _card(title: str, body: str) -> str:
 def _needs_attention(summary: Mapping[str, Any]) -> str:
     attention = summary.get("attention") or {}
     groups, needing = summary.get("groups", 0), attention.get("groups", 0)
-    consumer = summary.get("consumer_groups") or 0
-    kinds = f" ({groups - consumer:,} classic, {consumer:,} consumer-protocol)" if consumer else ""
+    kinds = group_types_phrase(summary.get("group_types") or {})
     if not needing:
         return f'<p class="headline ok">None of the {groups:,} groups{kinds} needs attention.</p>'
     rows = "".join(
@@ -210,7 +215,7 @@ def _attention_row(key: str, group: Mapping[str, Any], detailed: Collection[str]
                                   else "?"),
         wrong or "",
         group.get("recommendation") or "none",
-        group.get("migration_verdict") or "(consumer protocol already)",
+        group.get("migration_verdict") or _NO_UPGRADE.get(group.get("group_type") or "", "–"),
     ]
     return f'<tr><td class="name">{name}</td>' + "".join(
         f'<td class="name">{escape(c)}</td>' for c in cells

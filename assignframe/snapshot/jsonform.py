@@ -30,12 +30,20 @@ from .schema import (
     partition_list,
     text_or_none,
 )
+from .share import ShareSnapshot
+from .streams import StreamsSnapshot
 
-__all__ = ["read_snapshot", "snapshot_to_dict"]
+__all__ = ["AnySnapshot", "read_snapshot", "snapshot_to_dict"]
+
+#: A snapshot of a group of any type (:data:`~.schema.GROUP_TYPES`).
+AnySnapshot = GroupSnapshot | ShareSnapshot | StreamsSnapshot
 
 
-def snapshot_to_dict(snapshot: GroupSnapshot) -> dict[str, Any]:
-    """The snapshot as a JSON-ready dict: the keys of :data:`SNAPSHOT_FIELDS`, in that order."""
+def snapshot_to_dict(snapshot: AnySnapshot) -> dict[str, Any]:
+    """The snapshot as a JSON-ready dict: for classic and consumer groups the keys of
+    :data:`SNAPSHOT_FIELDS`, in that order; share and Streams groups their ``as_dict``."""
+    if not isinstance(snapshot, GroupSnapshot):
+        return snapshot.as_dict()
     result: dict[str, Any] = {
         "schema": SNAPSHOT_SCHEMA,
         "group_type": snapshot.group_type,
@@ -87,8 +95,9 @@ def _member_dict(snapshot: GroupSnapshot, member: Member) -> dict[str, Any]:
     }
 
 
-def read_snapshot(raw: Mapping[str, Any] | str) -> GroupSnapshot:
-    """Parse one serialized snapshot (a JSON line, a parsed mapping or a Parquet row).
+def read_snapshot(raw: Mapping[str, Any] | str) -> AnySnapshot:
+    """Parse one serialized snapshot (a JSON line, a parsed mapping or a Parquet row) of a
+    group of any type (its ``group_type``: absent means classic).
 
     Subscriptions and assignments are decoded from their bytes (``hex``) through the codec, as a
     leader would read them; the decoded fields beside the hex are used only when it is absent.
@@ -98,6 +107,11 @@ def read_snapshot(raw: Mapping[str, Any] | str) -> GroupSnapshot:
     row = as_row(raw)
     if row.get("schema") not in COMPATIBLE_SCHEMAS:
         raise MalformedSnapshot(f"unknown snapshot schema {row.get('schema')!r}")
+    group_type = group_type_of(row.get("group_type"))
+    if group_type == "share":
+        return ShareSnapshot.from_dict(row)
+    if group_type == "streams":
+        return StreamsSnapshot.from_dict(row)
     group_id = row.get("group_id")
     if not isinstance(group_id, str) or not group_id:
         raise MalformedSnapshot("missing group_id")
@@ -118,7 +132,7 @@ def read_snapshot(raw: Mapping[str, Any] | str) -> GroupSnapshot:
         notes=tuple(merge_notes(row.get("notes") or [], read.notes + cluster_notes)),
         leader=text_or_none(row.get("leader")),
         wire=read.wire,
-        group_type=group_type_of(row.get("group_type")),
+        group_type=group_type,
         group_state=text_or_none(row.get("group_state")),
         member_info=read.info,
         target=GroupAssignment(read.target) if read.target else None,

@@ -18,7 +18,8 @@ from ..model import TopicPartition
 __all__ = [
     "ASSIGNMENT_FIELDS",
     "GROUP_TYPES",
-    "SNAPSHOT_GROUP_TYPES",
+    "GROUP_TYPE_NAMES",
+    "GROUP_SNAPSHOT_TYPES",
     "MEMBER_FIELDS",
     "MEMBER_TYPES",
     "SNAPSHOT_FIELDS",
@@ -36,6 +37,16 @@ __all__ = [
     "number_or_none",
     "partition_list",
     "text_or_none",
+    "EPOCH_GROUP_FIELDS",
+    "epoch_group_header",
+    "read_epoch_group_header",
+    "group_types_phrase",
+    "counts_field",
+    "list_field",
+    "mapping_field",
+    "optional_int",
+    "required_int",
+    "required_text",
 ]
 
 #: The ``schema`` value of a serialized snapshot.
@@ -51,9 +62,27 @@ MEMBER_TYPES = ("classic", "consumer")
 
 #: Every type of group Kafka has (ListGroups' GroupType, KIP-848, KIP-932, KIP-1071).
 GROUP_TYPES = ("classic", "consumer", "share", "streams")
-#: The types of group a snapshot models (:class:`~assignframe.snapshot.GroupSnapshot`): members
-#: holding partitions. Share and Streams groups are judged from their describe.
-SNAPSHOT_GROUP_TYPES = ("classic", "consumer")
+#: How people read each group type (a summary's "3 classic, 1 share").
+GROUP_TYPE_NAMES = {"classic": "classic", "consumer": "consumer-protocol", "share": "share",
+                    "streams": "Streams"}
+
+
+def group_types_phrase(counts: Mapping[str, int]) -> str:
+    """`` (5 classic, 2 consumer-protocol)``: the groups of each type counted in ``counts``
+    (group type -> groups), "" when every group is classic."""
+    if not any(n for t, n in counts.items() if t != "classic"):
+        return ""
+    return " (" + ", ".join(f"{counts.get(t, 0):,} {name}" for t, name in GROUP_TYPE_NAMES.items()
+                            if t == "classic" or counts.get(t)) + ")"
+
+
+#: The types of group a :class:`~assignframe.snapshot.GroupSnapshot` models (members holding
+#: partitions, their subscriptions' bytes; what a group file replays). A snapshot line may be of
+#: any of :data:`GROUP_TYPES`: share groups are a
+#: :class:`~assignframe.snapshot.share.ShareSnapshot` (partitions several members may hold, their
+#: backlog), Streams groups a :class:`~assignframe.snapshot.streams.StreamsSnapshot` (tasks of
+#: three kinds).
+GROUP_SNAPSHOT_TYPES = ("classic", "consumer")
 
 
 #: A serialized value's type: a name below, or ("struct", fields) / ("list", fields) of nested
@@ -108,16 +137,16 @@ SNAPSHOT_FIELDS: tuple[tuple[str, FieldType], ...] = (
 
 
 def group_type_of(value: Any) -> str:
-    """A snapshot's ``group_type`` field: one of :data:`SNAPSHOT_GROUP_TYPES`; absent means
+    """A snapshot's ``group_type`` field: one of :data:`GROUP_TYPES`; absent means
     classic (files written before the consumer protocol was read).
 
     :raises MalformedSnapshot: any other value
     """
     if value is None:
         return "classic"
-    if value not in SNAPSHOT_GROUP_TYPES:
+    if value not in GROUP_TYPES:
         raise MalformedSnapshot(
-            f"group_type {value!r} is not one of {', '.join(SNAPSHOT_GROUP_TYPES)}"
+            f"group_type {value!r} is not one of {', '.join(GROUP_TYPES)}"
         )
     return str(value)
 
@@ -228,3 +257,80 @@ def lags_from_lists(value: Any) -> dict[TopicPartition, int] | None:
         }
     except (TypeError, ValueError):
         raise MalformedSnapshot("partition_lags holds a non-integer lag") from None
+
+
+# -- the readers of share and Streams snapshots' fields (:mod:`.share`, :mod:`.streams`) ------
+def required_text(row: Mapping[str, Any], key: str, where: str) -> str:
+    value = row.get(key)
+    if not isinstance(value, str) or not value:
+        raise MalformedSnapshot(f"{where}: missing {key}")
+    return value
+
+
+def required_int(row: Mapping[str, Any], key: str, where: str) -> int:
+    value = int_or(row.get(key), None)
+    if value is None:
+        raise MalformedSnapshot(f"{where}: {key} is not an integer")
+    return int(value)
+
+
+def optional_int(where: str, what: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if int_or(value, None) is None:
+        raise MalformedSnapshot(f"{where}: {what} is not an integer")
+    return int(value)
+
+
+def list_field(row: Mapping[str, Any], key: str, where: str) -> list[Any]:
+    value = row.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise MalformedSnapshot(f"{where}: {key} is not a list")
+    return value
+
+
+def mapping_field(where: str, key: str, value: Any) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise MalformedSnapshot(f"{where}: {key} is not an object")
+    return value
+
+
+def counts_field(where: str, key: str, value: Any) -> dict[str, int]:
+    counts = {}
+    for topic, n in mapping_field(where, key, value).items():
+        if int_or(n, None) is None or n < 0:
+            raise MalformedSnapshot(f"{where}: {key}[{topic!r}] is not a partition count")
+        counts[str(topic)] = int(n)
+    return counts
+
+
+#: the fields every share and Streams snapshot has, in the order its line starts with them
+EPOCH_GROUP_FIELDS = ("group_id", "group_state", "observed_at", "group_epoch",
+                      "assignment_epoch", "assignor")
+
+
+def epoch_group_header(group_type: str, snapshot: Any) -> dict[str, Any]:
+    """The first keys of a share or Streams snapshot line (``snapshot``: either type)."""
+    return {"schema": SNAPSHOT_SCHEMA, "group_type": group_type, "group_id": snapshot.group_id,
+            "group_state": snapshot.state, "observed_at": snapshot.observed_at,
+            "group_epoch": snapshot.group_epoch, "assignment_epoch": snapshot.assignment_epoch,
+            "assignor": snapshot.assignor}
+
+
+def read_epoch_group_header(row: Mapping[str, Any], what: str) -> tuple[str, dict[str, Any]]:
+    """Where the line is (``share group 'g'``), and its header as the snapshot's keyword
+    arguments.
+
+    :raises MalformedSnapshot: no group id, an epoch that is not an integer
+    """
+    group_id = required_text(row, "group_id", what)
+    where = f"{what} {group_id!r}"
+    return where, {"group_id": group_id, "state": text_or_none(row.get("group_state")),
+                   "group_epoch": required_int(row, "group_epoch", where),
+                   "assignment_epoch": required_int(row, "assignment_epoch", where),
+                   "assignor": text_or_none(row.get("assignor")),
+                   "observed_at": number_or_none(row.get("observed_at"))}

@@ -4,8 +4,8 @@ tests/cluster/test_inspect_triage.py, on a real broker)."""
 from __future__ import annotations
 
 from assignframe.cli.inspect_view import left_out_line, limited
-from assignframe.cluster.group_problems import GroupProblem
 from assignframe.cluster.inspection import GroupVerdict
+from assignframe.snapshot.problems import GroupProblem
 
 
 def _verdicts() -> list[GroupVerdict]:

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from assignframe.cli import main
-from assignframe.cluster.group_problems import PROBLEM_KINDS
+from assignframe.snapshot.problems import PROBLEM_KINDS
 
 from .responder import LoopbackCluster, classic_group, failures, kip848_group
 

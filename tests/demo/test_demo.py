@@ -16,7 +16,8 @@ def test_captures_are_shipped():
         "kafka_group_cooperative_sticky.pcap",
         "kafka_group_consumer_protocol.pcap",  # KIP-848 (issue 15)
         "kafka41_consumer_protocol.pcap",  # KIP-848 on Apache Kafka 4.1 (issue 27)
-    }
+    } | {p.name for p in shipped_captures() if p.parent.name != "captures"}
+    assert "kafka43_share_group.pcap" in names  # share groups on Apache Kafka 4.3.1 (issue 32)
 
 
 def test_demo_end_to_end(tmp_path, capsys):
@@ -28,7 +29,8 @@ def test_demo_end_to_end(tmp_path, capsys):
     report = out / "report.html"
     assert f"report: {report.resolve()}" in printed
     captures = [json.loads(line) for line in (out / "captures.jsonl").read_text().splitlines()]
-    assert {c["group_id"] for c in captures} >= {"group-cap-range", "group-cap-sticky"}
+    assert {c["group_id"] for c in captures} >= {"group-cap-range", "group-cap-sticky",
+                                                 "kafka43-share"}
     assert all(c["members"] for c in captures)
     simulations = json.loads((out / "simulations.json").read_text())
     assert {s["scenario"] for s in simulations} >= {"kip49-fair", "rolling-migration", "lag-aware"}

@@ -14,11 +14,11 @@ from runners import describe, wait_until
 from assignframe.cli import main
 from assignframe.cluster.exporter import WatchMetrics
 from assignframe.cluster.history import changes, state_of
-from assignframe.cluster.share_streams import ShareView
 from assignframe.javaorder import Uuid
 from assignframe.model import TopicPartition
 from assignframe.plugins import get_plugin_manager
 from assignframe.replay.server import replay_server_scenario
+from assignframe.snapshot.share import ShareSnapshot
 
 TOPIC, GROUP, PARTITIONS = "queue-a", "share-a", 4
 SHARE = "run-share-consumer.sh"
@@ -36,8 +36,8 @@ def _settled(kafka, count: int, runners: dict):
     dead member's partitions held by nobody, until the next target: not settled.)"""
     def probe():
         v = verdict(kafka, GROUP)
-        view = v.view
-        if not isinstance(view, ShareView) or len(view.members) != count or view.behind() \
+        view = v.share_streams
+        if not isinstance(view, ShareSnapshot) or len(view.members) != count or view.behind() \
                 or v.state != "Stable" or view.unassigned():
             return None
         for client_id, runner in runners.items():
@@ -51,7 +51,7 @@ def _settled(kafka, count: int, runners: dict):
 def _targets(v) -> dict[str, list[list]]:
     """member -> what it holds (in a settled share group: its target)."""
     return {m.member_id: [[tp.topic, tp.partition] for tp in m.partitions]
-            for m in v.view.members}
+            for m in v.share_streams.members}
 
 
 def _round(rounds: list, event: str, v, previous) -> None:
@@ -60,9 +60,9 @@ def _round(rounds: list, event: str, v, previous) -> None:
     previous_targets = _targets(previous) if previous is not None else {}
     members = {m.member_id: {"instance_id": None, "rack": None, "topics": list(m.subscribed),
                              "current": previous_targets.get(m.member_id, [])}
-               for m in v.view.members}
+               for m in v.share_streams.members}
     rounds.append({"round": len(rounds), "event": event, "members": members,
-                   "result": _targets(v), "epoch": v.view.assignment_epoch})
+                   "result": _targets(v), "epoch": v.share_streams.assignment_epoch})
 
 
 def _topic_id(kafka: str, topic: str) -> str:
@@ -104,7 +104,7 @@ def test_share_group_judged_through_kill_and_join(kafka43, runner, tmp_path, cap
     b.wait_for(lambda line: line.get("event") == "assignment" and line["assignment"], 120)
     first = _settled(kafka, 2, {"share-1": a, "share-2": b})
     _round(rounds, "share-2 joins", first, lone)
-    view = first.view
+    view = first.share_streams
     everything = {TopicPartition(TOPIC, p) for p in range(PARTITIONS)}
     assert set(view.holders()) == everything and view.unassigned() == []
     assert first.spread == 0 and first.members == 2 and first.partitions == PARTITIONS
@@ -120,26 +120,27 @@ def test_share_group_judged_through_kill_and_join(kafka43, runner, tmp_path, cap
 
     # every record acknowledged: the broker's share-partition lag (DescribeShareGroupOffsets v1)
     wait_until("40 records delivered", lambda: _records(a, b) >= 40, 90)
-    drained = wait_until("backlog 0", lambda: (lambda v: v if v.view.total_backlog() == 0
+    drained = wait_until("backlog 0", lambda: (lambda v: v if v.share_streams.total_backlog() == 0
                                                else None)(verdict(kafka, GROUP)), 90, pause=1)
-    assert set(drained.view.backlog) == everything
+    assert set(drained.share_streams.backlog) == everything
     assert all(b.start_offset is not None and b.end_offset == 10 and b.lag == 0
-               for b in drained.view.backlog.values()), drained.view.backlog
+               for b in drained.share_streams.backlog.values()), drained.share_streams.backlog
 
     # kill -9 share-2: fenced after the 6 s session timeout, share-1 takes its partitions
     before = state_of(drained)
-    gone = member_named(drained.view, "share-2").member_id
+    gone = member_named(drained.share_streams, "share-2").member_id
     b.kill()
     alone = _settled(kafka, 1, {"share-1": a})
     _round(rounds, "share-2 killed", alone, first)
     assert _assigned(a) == everything and alone.spread == 0
-    events = changes(GROUP, before, state_of(alone), alone.view.group_epoch, 300)
+    events = changes(GROUP, before, state_of(alone), alone.share_streams.group_epoch, 300)
     kinds = [e["event"] for e in events]
     assert "epoch" in kinds and {"event": "left", "member_id": gone} in events
     moved = [e for e in events if e["event"] == "moved"][0]["partitions"]
-    survivor = member_named(alone.view, "share-1").member_id
+    survivor = member_named(alone.share_streams, "share-1").member_id
     assert sorted(p for p, old, new in moved) == sorted(
-        f"{tp.topic}-{tp.partition}" for tp in member_named(drained.view, "share-2").partitions)
+        f"{tp.topic}-{tp.partition}"
+        for tp in member_named(drained.share_streams, "share-2").partitions)
     assert all(old == gone and new == survivor for _, old, new in moved)
 
     # a third consumer joins: balanced again, its arrival said
@@ -149,7 +150,7 @@ def test_share_group_judged_through_kill_and_join(kafka43, runner, tmp_path, cap
     assert joined.spread == 0 and joined.problems == []
     _assert_simple_predicts(kafka, rounds)
     events = changes(GROUP, state_of(alone), state_of(joined), 0.0, 300)
-    newcomer = member_named(joined.view, "share-3").member_id
+    newcomer = member_named(joined.share_streams, "share-3").member_id
     assert {"event": "joined", "member_id": newcomer} in events
 
     # the metrics of that poll
@@ -178,6 +179,22 @@ def test_share_group_judged_through_kill_and_join(kafka43, runner, tmp_path, cap
     assert (f'<td class="name">{GROUP}</td><td class="name">share</td>'
             f'<td class="name">{row["state"]}</td><td>2</td>') in live
     assert f'<td>{row["detail"]["backlog"]}</td>' in live
+    # the share group is a snapshot line the audit beside it replayed: server:simple, given the
+    # group as the broker describes it (topic ids included), assigns what the broker assigned
+    (line,) = [json.loads(x) for x in (tmp_path / "out" / "snapshots.jsonl").read_text()
+               .splitlines()]
+    assert (line["group_type"], line["group_id"]) == ("share", GROUP)
+    assert line["topic_ids"] == {TOPIC: _topic_id(kafka, TOPIC)}
+    assert {m["member_id"] for m in line["members"]} == {m.member_id
+                                                          for m in joined.share_streams.members}
+    (audited,) = [json.loads(x) for x in (tmp_path / "out" / "audit" / "rows.jsonl").read_text()
+                  .splitlines()]
+    assert (audited["group_type"], audited["strategy"], audited["recommendation"]) == (
+        "share", "server:simple", "server:simple")
+    assert audited["current_valid"] and audited["members"] == 2
+    assert audited["note"] == "server:simple replayed on the group as it is equals what the " \
+        "broker assigned", audited["note"]
+    assert audited["partitions_moved"] == 0 and audited["partitions_kept"] == PARTITIONS
 
     # --detail: the members and their partitions as the members themselves print them, each
     # share-partition's start offset and the broker's lag (kafka-share-groups.sh --offsets)
@@ -199,6 +216,6 @@ def test_share_group_judged_through_kill_and_join(kafka43, runner, tmp_path, cap
     assert a.terminate() == 143 and c.terminate() == 143
     produce(kafka, TOPIC, PARTITIONS, 5)
     idle = wait_until("an empty group with backlog 20", lambda: (
-        lambda v: v if v.members == 0 and v.view.total_backlog() == 20 else None)(
+        lambda v: v if v.members == 0 and v.share_streams.total_backlog() == 20 else None)(
             verdict(kafka, GROUP)), 90, pause=1)
     assert idle.problems == ["no members; backlog 20"]

@@ -16,7 +16,7 @@ from runners import describe, wait_until
 from assignframe.cli import main
 from assignframe.cluster.exporter import WatchMetrics
 from assignframe.cluster.history import changes, state_of
-from assignframe.cluster.share_streams import StreamsView
+from assignframe.snapshot.streams import StreamsSnapshot
 from assignframe.testing.broker_base import free_port
 
 APP, FIRST, SECOND, OUT = "streams-a", "clicks-a", "views-a", "streams-a-out"
@@ -60,8 +60,8 @@ def _settled(kafka, runners, threads: int):
     thread's own view of its active tasks equal to what inspect read for its member."""
     def probe():
         v = verdict(kafka, APP)
-        view = v.view
-        if not isinstance(view, StreamsView) or len(view.members) != threads or \
+        view = v.share_streams
+        if not isinstance(view, StreamsSnapshot) or len(view.members) != threads or \
                 v.state != "Stable" or view.reconciling() or view.unassigned():
             return None
         printed = _threads(*runners)
@@ -80,7 +80,7 @@ def test_streams_group_judged_through_kill_and_join(kafka43, runner, tmp_path, c
     for instance in (one, two):
         instance.wait_for(lambda line: line.get("event") == "tasks" and line["active"], 150)
     first = _settled(kafka, (one, two), 3)
-    view = first.view
+    view = first.share_streams
     assert view.subtopologies == {"0": (FIRST,), "1": (SECOND,)}
     assert view.all_tasks() == ALL_TASKS and first.partitions == 6
     assert first.spread == 0 and view.spread("standby") == 0  # 2 active tasks each
@@ -100,7 +100,7 @@ def test_streams_group_judged_through_kill_and_join(kafka43, runner, tmp_path, c
 
 def _watched(kafka, runner, one, two, first, history, port, capsys):
     """The rest of the test, with ``assignframe watch`` running beside it."""
-    view = first.view
+    view = first.share_streams
     wait_until("watch saw the group", lambda: any(e["event"] == "seen"
                                                   for e in _history(history)), 60)
 
@@ -111,28 +111,30 @@ def _watched(kafka, runner, one, two, first, history, port, capsys):
 
     # every record processed and committed: no lag on any task's input partitions
     caught_up = wait_until("lag 0 on every task", lambda: (
-        lambda v: v if v.view.task_lags and all(lag == 0 for lag in v.view.task_lags.values())
+        lambda v: v if v.share_streams.task_lags
+        and all(lag == 0 for lag in v.share_streams.task_lags.values())
         else None)(verdict(kafka, APP)), 120, pause=1)
-    assert sorted(caught_up.view.task_lags) == ALL_TASKS
-    assert caught_up.view.subtopology_lags() == {"0": 0, "1": 0} and caught_up.lag_spread == 0
+    assert sorted(caught_up.share_streams.task_lags) == ALL_TASKS
+    assert caught_up.share_streams.subtopology_lags() == {"0": 0, "1": 0}
+    assert caught_up.lag_spread == 0
 
     before = state_of(caught_up)
-    killed = member_named(caught_up.view, "st-2-StreamThread-1-consumer")
+    killed = member_named(caught_up.share_streams, "st-2-StreamThread-1-consumer")
     two.kill()  # kill -9: fenced after the 6 s session timeout
     alone = _settled(kafka, (one,), 2)
     events = changes(APP, before, state_of(alone), 0.0, 300)
     assert {"event": "left", "member_id": killed.member_id} in events
     moved = [e for e in events if e["event"] == "moved"][0]["partitions"]
     assert sorted(task for task, _, _ in moved) == sorted(killed.tasks["active"])
-    survivors = {m.member_id for m in alone.view.members}
+    survivors = {m.member_id for m in alone.share_streams.members}
     assert all(old == killed.member_id and new in survivors for _, old, new in moved)
     assert alone.spread == 0 and sorted(
-        t for m in alone.view.members for t in m.tasks["active"]) == ALL_TASKS
+        t for m in alone.share_streams.members for t in m.tasks["active"]) == ALL_TASKS
 
     # a new instance joins: tasks move to it, balanced again
     three = _member(runner, kafka, "st-3")
     joined = _settled(kafka, (one, three), 3)
-    newcomer = member_named(joined.view, "st-3-StreamThread-1-consumer")
+    newcomer = member_named(joined.share_streams, "st-3-StreamThread-1-consumer")
     assert len(newcomer.tasks["active"]) == 2 and joined.spread == 0
     events = changes(APP, state_of(alone), state_of(joined), 0.0, 300)
     assert {"event": "joined", "member_id": newcomer.member_id} in events
@@ -150,7 +152,7 @@ def _watched(kafka, runner, one, two, first, history, port, capsys):
     printed = {thread: sorted([inputs[t.split("_")[0]], int(t.split("_")[1])] for t in tasks)
                for thread, tasks in _threads(one, three).items()}
     assert {m["client_id"]: m["partitions"] for m in detail["members"]} == printed
-    assert len(printed) == 3 and detail["assignor"] == joined.view.assignor
+    assert len(printed) == 3 and detail["assignor"] == joined.share_streams.assignor
     owners = {(p["topic"], p["partition"]): p["client_id"] for p in detail["partitions"]}
     assert owners == {(tp[0], tp[1]): thread for thread, tps in printed.items() for tp in tps}
 
@@ -216,12 +218,12 @@ def test_member_holding_tasks_it_has_not_given_up_is_named(kafka43, runner):
             # beyond its new target: visible); once it has been asked to revoke, Kafka describes
             # it without them and the newcomer waits for them (the state that lasts)
             v = verdict(kafka, app)
-            view = v.view
+            view = v.share_streams
             if len(view.members) != 2 or not view.not_given_up() or not view.waited_for():
                 return None
             return v
         stuck = wait_until("the raw member named as holding tasks", held_back, 120, pause=1)
-        view = stuck.view
+        view = stuck.share_streams
         late = member_named(view, "st-new-StreamThread-1-consumer")
         raw = [m for m in view.members if m.member_id == stubborn.member_id][0]
         moved = [f"0_{p}" for p in range(4) if p not in stubborn.assigned]
@@ -247,9 +249,9 @@ def test_member_holding_tasks_it_has_not_given_up_is_named(kafka43, runner):
 
         stubborn.give_up()
         settled = _settled_pair(kafka, app)
-        assert member_named(settled.view, "st-new-StreamThread-1-consumer").tasks["active"] == \
-            tuple(moved)
-        assert settled.view.not_given_up() == {} and settled.problems == []
+        taker = member_named(settled.share_streams, "st-new-StreamThread-1-consumer")
+        assert taker.tasks["active"] == tuple(moved)
+        assert settled.share_streams.not_given_up() == {} and settled.problems == []
         newcomer.wait_for(lambda line: line.get("event") == "tasks"
                           and line["active"] == moved, 60)
     finally:
@@ -258,8 +260,8 @@ def test_member_holding_tasks_it_has_not_given_up_is_named(kafka43, runner):
 
 def _settled_pair(kafka, app):
     return wait_until("the pair settled", lambda: (
-        lambda v: v if len(v.view.members) == 2 and not v.view.reconciling()
-        and not v.view.unassigned() else None)(verdict(kafka, app)), 120, pause=1)
+        lambda v: v if len(v.share_streams.members) == 2 and not v.share_streams.reconciling()
+        and not v.share_streams.unassigned() else None)(verdict(kafka, app)), 120, pause=1)
 
 
 def _ownership_changes(event: dict) -> list[tuple]:

@@ -12,9 +12,12 @@ last, as for consumer-protocol groups: ``tests/e2e/test_member_order.py``).
 
 from __future__ import annotations
 
+import json
+
 from kafka43_cluster import create_topics, produce, verdict
 from runners import describe, start_stateful_streams, wait_until
 
+from assignframe.cli import main
 from assignframe.plugins import get_plugin_manager
 from assignframe.streams_assignor import (
     TASK_KINDS,
@@ -46,7 +49,7 @@ def _settled(kafka, runners, standbys_each: int):
     member printed."""
     def probe():
         v = verdict(kafka, APP)
-        view = v.view
+        view = v.share_streams
         if view is None or len(view.members) != len(runners) or v.state != "Stable" or \
                 view.reconciling() or view.unassigned():
             return None
@@ -67,8 +70,8 @@ def _predictions(before, after, joined: str | None) -> list[dict]:
     """``streams:sticky``'s targets for ``after``'s members from ``before``'s targets, once per
     order the coordinator can have filled its member map in (its table's; with ``joined``
     last when that member's own heartbeat computed the target)."""
-    previous = _targets(before.view) if before is not None else {}
-    members = {m.member_id: m for m in after.view.members}
+    previous = _targets(before.share_streams) if before is not None else {}
+    members = {m.member_id: m for m in after.share_streams.members}
     table = list(members)
     orders = [table]
     if joined is not None and table[-1] != joined:
@@ -104,11 +107,11 @@ def test_standby_tasks_are_read_and_every_target_predicted(kafka43, tmp_path):
     try:
         one = start("sb-1")
         alone = _settled(kafka, [one], 0)  # one process: nowhere to put a standby
-        assert [list(m.tasks["active"]) for m in alone.view.members] == [ALL_TASKS]
+        assert [list(m.tasks["active"]) for m in alone.share_streams.members] == [ALL_TASKS]
 
         two = start("sb-2")
         pair = _settled(kafka, [one, two], 2)
-        view = pair.view
+        view = pair.share_streams
         processes = {m.process_id for m in view.members}
         assert len(processes) == 2
         for member in view.members:  # each process keeps a copy of what the other runs
@@ -129,10 +132,27 @@ def test_standby_tasks_are_read_and_every_target_predicted(kafka43, tmp_path):
         assert _targets(view) in _predictions(alone, pair, joiner), (
             f"broker {_targets(view)} != streams:sticky {_predictions(alone, pair, joiner)}")
 
+        # the group as a snapshot line (its standby replicas read from the group's config, its
+        # sub-topology stateful from the topology's changelog) and the audit beside it:
+        # streams:sticky given the group as the broker describes it keeps every target
+        assert main(["inspect", "--bootstrap-server", kafka, "--group", APP,
+                     "--out", str(tmp_path / "out")]) == 0
+        (line,) = [json.loads(x) for x in (tmp_path / "out" / "snapshots.jsonl").read_text()
+                   .splitlines()]
+        assert (line["group_type"], line["num_standby_replicas"], line["stateful"]) == (
+            "streams", 1, ["0"])
+        (row,) = [json.loads(x) for x in (tmp_path / "out" / "audit" / "rows.jsonl")
+                  .read_text().splitlines()]
+        assert (row["group_type"], row["strategy"], row["members"], row["partitions"]) == (
+            "streams", "streams:sticky", 2, PARTITIONS)
+        assert row["current_valid"] and row["reconciling_members"] == 0
+        assert row["note"] == ("streams:sticky replayed on the group as it is equals what the "
+                               "broker assigned"), row["note"]
+
         two.kill()  # kill -9: fenced after the session timeout; its tasks come back to sb-1
         back = _settled(kafka, [one], 0)
-        assert sorted(back.view.members[0].tasks["active"]) == ALL_TASKS
-        assert _targets(back.view) in _predictions(pair, back, None)
+        assert sorted(back.share_streams.members[0].tasks["active"]) == ALL_TASKS
+        assert _targets(back.share_streams) in _predictions(pair, back, None)
     finally:
         for member in started:
             member.kill()

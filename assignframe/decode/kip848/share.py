@@ -12,8 +12,9 @@ from collections import Counter
 from ...metrics import RoundMetrics
 from ...model import GroupAssignment, TopicPartition
 from ...snapshot import GroupSnapshot, snapshot_metrics
+from ...snapshot.share import ShareMember, ShareSnapshot
 
-__all__ = ["share_metrics", "shared_partitions", "unheld_partitions"]
+__all__ = ["captured_share_snapshot", "share_metrics", "shared_partitions", "unheld_partitions"]
 
 
 def _holders(snapshot: GroupSnapshot) -> Counter[TopicPartition]:
@@ -44,3 +45,27 @@ def share_metrics(snapshot: GroupSnapshot,
         metrics.validity,
         double_owned=tuple(tp for tp in metrics.validity.double_owned if tp in twice))
     return dataclasses.replace(metrics, validity=validity)
+
+
+def captured_share_snapshot(snapshot: GroupSnapshot) -> ShareSnapshot:
+    """The share group's epoch as every tool reads a share group (what decode writes, the
+    audit replays): members with their epochs, subscriptions and partitions, the topics'
+    partition counts; the backlog is not in the traffic."""
+    members = [ShareMember(
+        member_id, snapshot.info(member_id).client_id, snapshot.info(member_id).client_host,
+        _epoch(snapshot, member_id), tuple(member.topics),
+        tuple(snapshot.current.partitions_of(member_id)))
+        for member_id, member in snapshot.members.items()]
+    return ShareSnapshot(
+        snapshot.group_id, snapshot.group_state, snapshot.generation,
+        snapshot.target_epoch if snapshot.target_epoch is not None else snapshot.generation,
+        snapshot.assignor, members,
+        {t: snapshot.cluster.partitions_per_topic[t] for t in snapshot.topics()
+         if t in snapshot.cluster.partitions_per_topic},
+        notes=[*snapshot.notes, "the backlog is not in captured heartbeats: unknown"],
+        observed_at=snapshot.observed_at)
+
+
+def _epoch(snapshot: GroupSnapshot, member_id: str) -> int:
+    epoch = snapshot.info(member_id).member_epoch
+    return snapshot.generation if epoch is None else epoch

@@ -7,10 +7,11 @@ consumer-protocol groups each member also says its ``final_state`` (active, left
 vanished at the capture's end), ``subscription_regex`` and ``server_assignor``, and the group its
 ``events`` (in time order), ``described`` (ConsumerGroupDescribe), the epoch's ``epoch_span``
 and its ``handovers`` (partitions nobody consumed during it, and why). Share groups (KIP-932)
-come the same way with ``group_type`` ``"share"``: ``final_state`` per member, ``described``
-from ShareGroupDescribe, no hand-overs, ``metrics`` by :mod:`..kip848.share` (several members
-may hold one share partition); such a line is not read back (``read_snapshot`` models classic
-and consumer groups). docs/decode.md lists every field.
+are written as every tool writes a share group (:class:`~assignframe.snapshot.share.ShareSnapshot`,
+read back by ``read_snapshot``, so the audit replays them) with the same additions:
+``final_state`` per member, ``described`` from ShareGroupDescribe, no hand-overs, ``metrics`` by
+:mod:`..kip848.share` (several members may hold one share partition). docs/decode.md lists
+every field.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ...snapshot import snapshot_to_dict as core_snapshot_dict
 from ..classic.snapshots import captured_snapshot
 from ..classic.timeline import GroupTimeline, MemberRound, Snapshot
 from ..kip848.handover import epoch_spans, gaps_in, handover_gaps
-from ..kip848.share import share_metrics
+from ..kip848.share import captured_share_snapshot, share_metrics
 from ..kip848.timeline import ConsumerGroupTimeline
 
 __all__ = [
@@ -115,7 +116,8 @@ def consumer_snapshot_dicts(
         gaps, spans = handover_gaps(group), epoch_spans(group)
         events = sorted(group.events, key=lambda e: e["timestamp"])
         for previous, snapshot in _with_previous(group.snapshots):
-            core = core_snapshot_dict(snapshot)
+            core = (captured_share_snapshot(snapshot).as_dict() if snapshot.group_type == "share"
+                    else core_snapshot_dict(snapshot))
             result = {"schema": core.pop("schema"), "source": source, **core}
             for member in result["members"]:
                 known = group.members.get(member["member_id"])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["PROBLEM_KINDS", "GroupProblem"]
+__all__ = ["PROBLEM_KINDS", "GroupProblem", "listed", "member_label", "state_problems"]
 
 #: kind -> what it means (``inspect --help`` and docs/cli.md list these)
 PROBLEM_KINDS: dict[str, str] = {
@@ -45,3 +45,19 @@ class GroupProblem(str):
 
     def __getnewargs__(self) -> tuple[Any, ...]:  # type: ignore[override]
         return (str(self), self.kind)
+
+
+def member_label(member_id: str, client_id: str | None) -> str:
+    """How a problem names a member: its client id and the start of its id, or its id."""
+    return f"{client_id} ({member_id[:8]})" if client_id else member_id
+
+
+def listed(items: list[str], limit: int = 5) -> str:
+    """The first ``limit`` items, comma-separated, ``...`` when there are more."""
+    return ", ".join(items[:limit]) + (", ..." if len(items) > limit else "")
+
+
+def state_problems(state: str | None) -> list[GroupProblem]:
+    """A group between generations: a state other than Stable or Empty (None: not known)."""
+    return [] if state in (None, "Stable", "Empty") else [
+        GroupProblem(f"state {state}", "rebalancing")]
