@@ -160,6 +160,11 @@ class StreamsSnapshot:
                  if (lag := self.task_lags.get(t)) is not None]
         return sum(known) if known else None
 
+    def total_lag(self) -> int | None:
+        """The active tasks' lag summed; None when a task's is not known (or none is held)."""
+        lags = list(self.task_lags.values())
+        return sum(lag for lag in lags if lag is not None) if lags and None not in lags else None
+
     def subtopology_lags(self) -> dict[str, int | None]:
         lags: dict[str, int | None] = {}
         for task, lag in self.task_lags.items():
