@@ -107,6 +107,22 @@ def test_put_doubles_after_inserting_compute_if_absent_before():
     assert computed.keys()[:2] == [192, 160]  # bucket 0 of 32: multiples of 32, head first
 
 
+def test_compute_if_absent_of_a_present_key_still_doubles_an_overfull_table():
+    # JDK 17 checks size > threshold before the lookup: computeIfAbsent of 0..11 then 16 leaves
+    # 13 keys in 16 buckets; computeIfAbsent(5), present, then doubles it. Orders printed by
+    # java.util.HashMap (JDK 17.0.15): [16, 0, 1, ..., 11] before, [0, 1, ..., 11, 16] after;
+    # put/get of a present key leave the table as it is.
+    computed: JavaHashMap[int, int] = JavaHashMap(java_int_hash)
+    for key in [*range(12), 16]:
+        computed.compute_if_absent(key, lambda k: k)
+    assert computed.keys() == [16, *range(12)]
+    computed.put(5, 5)
+    assert computed.get(5) == 5
+    assert computed.keys() == [16, *range(12)]
+    assert computed.compute_if_absent(5, lambda _: -1) == 5
+    assert computed.keys() == [*range(12), 16]
+
+
 def test_long_chain_in_a_small_table_doubles_it():
     table: JavaHashSet[int] = JavaHashSet(java_int_hash)
     for key in range(0, 9 * 16, 16):  # nine keys in bucket 0 of a 16-slot table

@@ -14,9 +14,10 @@ roundrobin, the coordinator's protocol election, and the KIP-848 server assignor
 * A ``HashMap`` iterates bucket by bucket (bucket = ``(h ^ (h >>> 16)) & (length - 1)``), each
   bucket in chain order. :class:`JavaHashMap` replays the table operations that decide that
   order: ``put`` appends to the chain and doubles the table *after* inserting when
-  ``size > 0.75 * length``; ``computeIfAbsent`` doubles *before* inserting and puts the new key at
-  the chain's *head*; doubling splits each chain keeping relative order; a chain growing to 9
-  (``put``) or 8 (``computeIfAbsent``) nodes doubles a table shorter than 64.
+  ``size > 0.75 * length``; ``computeIfAbsent`` doubles *before* looking the key up (so even for a
+  key already there) and puts a new key at the chain's *head*; doubling splits each chain
+  keeping relative order; a chain growing to 9 (``put``) or 8 (``computeIfAbsent``) nodes
+  doubles a table shorter than 64.
 * Initial table lengths (:func:`table_size_for` and the ``*_capacity`` helpers): ``new
   HashMap<>()`` 16, ``new HashMap<>(n)`` the next power of two ``>= n``, ``new HashSet<>(c)``
   sized for ``max((int) (c.size() / .75f) + 1, 16)`` (JDK 17; JDK 19+ sizes it differently),

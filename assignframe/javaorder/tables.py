@@ -229,12 +229,17 @@ class JavaHashMap(Generic[K, V]):
             self.put(key, value)
 
     def compute_if_absent(self, key: K, factory: Callable[[K], V]) -> V:
-        """``computeIfAbsent``: the table doubles *before* the insert; the key goes to the head."""
+        """``computeIfAbsent``: the table doubles *before* the lookup; a new key goes to the head.
+
+        Java checks ``size > threshold`` before it looks the key up, so a call for a key that is
+        already there still doubles a table an earlier ``computeIfAbsent`` filled past its
+        threshold (only this method leaves a table there: ``put`` doubles after inserting).
+        """
+        if self._table is None or len(self._values) > self._threshold:
+            self._resize()
         found = self._values.get(key)
         if found is not None:
             return found
-        if self._table is None or len(self._values) > self._threshold:
-            self._resize()
         value = factory(key)
         chain = self._chain_for(key)
         chain.insert(0, key)
