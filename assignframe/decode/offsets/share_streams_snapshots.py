@@ -6,7 +6,8 @@ describes: :func:`.snapshots.offsets_snapshots` writes them beside the other gro
 What the records do not hold is None, with a note, never made up: the group's state, the
 assignor the broker runs (the records name none), a share group's backlog (share-partition start
 offsets and lag are the share coordinator's, in ``__share_group_state``), a Streams group's task
-lag (no end offsets are read) and its ``streams.num.standby.replicas`` (a group config). Topic
+lag (no end offsets are read) and its ``streams.num.standby.replicas`` (Kafka 4.3.1 records it
+in StreamsGroupMetadata's tagged field 1, which the codec does not declare). Topic
 ids are named from ShareGroupStatePartitionMetadata where it names them, else from Metadata when
 it was read (``--bootstrap-server``); partition counts come from Metadata only.
 """

@@ -255,6 +255,15 @@ def test_a_member_with_one_of_its_records_is_left_out_and_named() -> None:
         "current assignment records, left out: t9; no offsets")}
 
 
+def test_a_group_whose_epochs_are_not_in_the_records_is_named() -> None:
+    # the records of a share group without its ShareGroupMetadata (e.g. a file cut short)
+    cut = [text for text in SHARE if not text.startswith(line(11, key("sg"), None).split()[0])]
+    rebuild = rebuilt(cut)
+    assert rebuild.share["sg"].group_epoch is None
+    assert offsets_snapshots(rebuild).without_members == {
+        "sg": "share, group epoch not in the records; no offsets"}
+
+
 def test_offsets_command_prints_and_checks_share_and_streams_groups(tmp_path: Any) -> None:
     path = tmp_path / "records.txt"
     path.write_text("".join(SHARE + STREAMS
