@@ -64,10 +64,11 @@ def _capture_parser(actions: argparse._SubParsersAction) -> None:
         "capture",
         summary="rebalance timelines from pcap/pcapng captures",
         description=(
-            "One timeline per consumer group in the captures (classic, consumer protocol\n"
-            "and share groups): each generation's members, subscriptions, assignment, what\n"
-            "changed and its metrics; --json writes one snapshot per generation (the\n"
-            "audit's input; share groups' lines are not read by the audit yet)."
+            "One timeline per consumer group in the captures (classic, consumer protocol,\n"
+            "share and Streams groups): each generation's members, subscriptions, assignment\n"
+            "(a Streams member's tasks by kind), what changed and its metrics; --json writes\n"
+            "one snapshot per generation (the audit's input) and one line per Streams group\n"
+            "epoch (not a snapshot: the audit does not read it)."
         ),
         examples=(
             "assignframe decode capture traffic.pcap --replay sticky",

@@ -126,7 +126,7 @@ def _cells(verdict: GroupVerdict, unknown: str) -> list[str]:
 
     return [verdict.group_id, cell(verdict.group_type), cell(verdict.protocol),
             cell(verdict.state), cell(verdict.members), cell(verdict.partitions),
-            cell(verdict.spread), cell(verdict.lag), cell(verdict.lag_spread),
+            cell(verdict.spread), cell(verdict.behind()), cell(verdict.lag_spread),
             cell(verdict.recommendation), cell(verdict.migration),
             "; ".join(_problems(verdict)) or unknown]
 

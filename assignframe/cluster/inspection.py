@@ -86,6 +86,12 @@ class GroupVerdict:
     #: it cannot be predicted)
     migration_prediction: dict[str, Any] | None = None
 
+    def behind(self) -> int | None:
+        """Records behind: the consumer lag, or a share group's backlog (the LAG column)."""
+        if self.lag is None and isinstance(self.share_streams, ShareSnapshot):
+            return self.share_streams.total_backlog()
+        return self.lag
+
     def badness(self) -> tuple[int, int, int, int]:
         """Worst first: unreadable, then problems, spread and lag spread."""
         return (1 if self.unreadable else 0, len(self.problems), self.spread or 0,
@@ -264,6 +270,8 @@ def _judged_view(read: ClusterRead, group: GroupRead, verdict: GroupVerdict) -> 
         lags = [view.member_backlog(m) for m in view.members]
     else:
         verdict.partitions = len(view.all_tasks())
+        if verdict.lag is None:  # nothing committed yet: the tasks' lag, when every one is known
+            verdict.lag = view.total_lag()
         lags = [view.member_lag(m) for m in view.members]
     known = [lag for lag in lags if lag is not None]
     verdict.lag_spread = max(known) - min(known) if known and len(known) == len(lags) else None

@@ -47,6 +47,7 @@ class CaptureResult:
     messages: int = 0
     consumer_groups: list[ConsumerGroupTimeline] = field(default_factory=list)  # KIP-848
     share_groups: list[ConsumerGroupTimeline] = field(default_factory=list)  # KIP-932
+    streams_groups: list[ConsumerGroupTimeline] = field(default_factory=list)  # KIP-1071
 
 
 def iter_messages(
@@ -112,4 +113,5 @@ def decode_capture(
     consumer_groups = [g for g in heartbeat_groups if g.group_type == "consumer"]
     merge_classic_members(consumer_groups, timelines)
     return CaptureResult(timelines, problems, stats.get("frames", 0), stats.get("messages", 0),
-                         consumer_groups, [g for g in heartbeat_groups if g.group_type == "share"])
+                         consumer_groups, [g for g in heartbeat_groups if g.group_type == "share"],
+                         [g for g in heartbeat_groups if g.group_type == "streams"])

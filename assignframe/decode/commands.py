@@ -35,7 +35,7 @@ from .views.console import (
     render_payload,
     render_timelines,
 )
-from .views.jsonl import consumer_snapshot_dicts, json_line, snapshot_dicts
+from .views.jsonl import consumer_snapshot_dicts, json_line, snapshot_dicts, streams_epoch_dicts
 
 __all__ = [
     "EXIT_OK",
@@ -84,9 +84,12 @@ def capture_command(
             for snapshot in consumer_snapshot_dicts(
                     [*result.consumer_groups, *result.share_groups], source=path):
                 _write_line(out, json_line(snapshot))
+            for epoch in streams_epoch_dicts(result.streams_groups, source=path):
+                _write_line(out, json_line(epoch))
         else:
             render_timelines(result.timelines, out)
-            render_consumer_timelines([*result.consumer_groups, *result.share_groups], out)
+            render_consumer_timelines([*result.consumer_groups, *result.share_groups,
+                                       *result.streams_groups], out)
     return _status(problems)
 
 
@@ -98,7 +101,7 @@ def _usable_capture(path: str, options: CaptureOptions, replay: str | None) -> C
     if not file.exists():
         raise InputError("no such file", path)
     result = decode_capture(path, options, Problems(), replay)
-    if result.timelines or result.consumer_groups or result.share_groups:
+    if result.timelines or result.consumer_groups or result.share_groups or result.streams_groups:
         return result
     first = next(iter(result.problems), None)
     if first is not None and result.frames == 0:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["PROBLEM_KINDS", "GroupProblem", "listed", "member_label"]
+__all__ = ["PROBLEM_KINDS", "GroupProblem", "listed", "member_label", "state_problems"]
 
 #: kind -> what it means (``inspect --help`` and docs/cli.md list these)
 PROBLEM_KINDS: dict[str, str] = {
@@ -55,3 +55,9 @@ def member_label(member_id: str, client_id: str | None) -> str:
 def listed(items: list[str], limit: int = 5) -> str:
     """The first ``limit`` items, comma-separated, ``...`` when there are more."""
     return ", ".join(items[:limit]) + (", ..." if len(items) > limit else "")
+
+
+def state_problems(state: str | None) -> list[GroupProblem]:
+    """A group between generations: a state other than Stable or Empty (None: not known)."""
+    return [] if state in (None, "Stable", "Empty") else [
+        GroupProblem(f"state {state}", "rebalancing")]

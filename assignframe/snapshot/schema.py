@@ -37,6 +37,9 @@ __all__ = [
     "number_or_none",
     "partition_list",
     "text_or_none",
+    "EPOCH_GROUP_FIELDS",
+    "epoch_group_header",
+    "read_epoch_group_header",
     "group_types_phrase",
     "counts_field",
     "list_field",
@@ -303,3 +306,31 @@ def counts_field(where: str, key: str, value: Any) -> dict[str, int]:
             raise MalformedSnapshot(f"{where}: {key}[{topic!r}] is not a partition count")
         counts[str(topic)] = int(n)
     return counts
+
+
+#: the fields every share and Streams snapshot has, in the order its line starts with them
+EPOCH_GROUP_FIELDS = ("group_id", "group_state", "observed_at", "group_epoch",
+                      "assignment_epoch", "assignor")
+
+
+def epoch_group_header(group_type: str, snapshot: Any) -> dict[str, Any]:
+    """The first keys of a share or Streams snapshot line (``snapshot``: either type)."""
+    return {"schema": SNAPSHOT_SCHEMA, "group_type": group_type, "group_id": snapshot.group_id,
+            "group_state": snapshot.state, "observed_at": snapshot.observed_at,
+            "group_epoch": snapshot.group_epoch, "assignment_epoch": snapshot.assignment_epoch,
+            "assignor": snapshot.assignor}
+
+
+def read_epoch_group_header(row: Mapping[str, Any], what: str) -> tuple[str, dict[str, Any]]:
+    """Where the line is (``share group 'g'``), and its header as the snapshot's keyword
+    arguments.
+
+    :raises MalformedSnapshot: no group id, an epoch that is not an integer
+    """
+    group_id = required_text(row, "group_id", what)
+    where = f"{what} {group_id!r}"
+    return where, {"group_id": group_id, "state": text_or_none(row.get("group_state")),
+                   "group_epoch": required_int(row, "group_epoch", where),
+                   "assignment_epoch": required_int(row, "assignment_epoch", where),
+                   "assignor": text_or_none(row.get("assignor")),
+                   "observed_at": number_or_none(row.get("observed_at"))}

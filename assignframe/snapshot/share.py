@@ -22,15 +22,15 @@ from typing import Any
 
 from ..errors import MalformedSnapshot
 from ..model import TopicPartition
-from .problems import GroupProblem, listed, member_label
+from .problems import GroupProblem, listed, member_label, state_problems
 from .schema import (
-    SNAPSHOT_SCHEMA,
     counts_field,
+    epoch_group_header,
     list_field,
     mapping_field,
-    number_or_none,
     optional_int,
     partition_list,
+    read_epoch_group_header,
     required_int,
     required_text,
     text_or_none,
@@ -160,16 +160,12 @@ class ShareSnapshot:
                 f"{self.assignment_epoch}: " + listed(
                     [f"{member_label(m.member_id, m.client_id)} at {m.member_epoch}"
                      for m in self.behind()]), "reconciling"))
-        if self.state not in (None, "Stable", "Empty"):
-            found.append(GroupProblem(f"state {self.state}", "rebalancing"))
-        return found
+        return found + state_problems(self.state)
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form: what was read, then the derived numbers (not read back)."""
         return {
-            "schema": SNAPSHOT_SCHEMA, "group_type": "share", "group_id": self.group_id,
-            "group_state": self.state, "observed_at": self.observed_at,
-            "group_epoch": self.group_epoch,
+            **epoch_group_header("share", self),
             "assignment_epoch": self.assignment_epoch, "assignor": self.assignor,
             "subscribed": self.subscribed, "topic_ids": self.topic_ids,
             "members": [{"member_id": m.member_id, "client_id": m.client_id,
@@ -195,8 +191,7 @@ class ShareSnapshot:
 
         :raises MalformedSnapshot: a field missing or of the wrong type (says which)
         """
-        group_id = required_text(row, "group_id", "share group")
-        where = f"share group {group_id!r}"
+        where, header = read_epoch_group_header(row, "share group")
         members = [_member(where, i, m) for i, m in enumerate(list_field(row, "members", where))]
         backlog = {}
         for i, p in enumerate(list_field(row, "partitions", where)):
@@ -207,15 +202,11 @@ class ShareSnapshot:
             backlog[tp] = PartitionBacklog(*(optional_int(where, f"partitions[{i}].{k}", p.get(k))
                                              for k in ("start_offset", "end_offset", "lag")))
         return cls(
-            group_id, text_or_none(row.get("group_state")),
-            required_int(row, "group_epoch", where), required_int(row, "assignment_epoch", where),
-            text_or_none(row.get("assignor")), members,
-            counts_field(where, "subscribed", row.get("subscribed")), backlog,
-            [str(n) for n in list_field(row, "notes", where)],
-            {str(t): str(i)
-             for t, i in mapping_field(where, "topic_ids", row.get("topic_ids")).items()},
-            number_or_none(row.get("observed_at")),
-        )
+            **header, members=members,
+            subscribed=counts_field(where, "subscribed", row.get("subscribed")), backlog=backlog,
+            notes=[str(n) for n in list_field(row, "notes", where)],
+            topic_ids={str(t): str(i) for t, i in
+                       mapping_field(where, "topic_ids", row.get("topic_ids")).items()})
 
 
 def _member(where: str, index: int, raw: Any) -> ShareMember:

@@ -21,14 +21,14 @@ from typing import Any
 
 from ..errors import MalformedSnapshot
 from ..streams_assignor import TASK_KINDS, parse_task_label, task_order
-from .problems import GroupProblem, listed, member_label
+from .problems import GroupProblem, listed, member_label, state_problems
 from .schema import (
-    SNAPSHOT_SCHEMA,
     counts_field,
+    epoch_group_header,
     list_field,
     mapping_field,
-    number_or_none,
     optional_int,
+    read_epoch_group_header,
     required_int,
     required_text,
     text_or_none,
@@ -160,6 +160,11 @@ class StreamsSnapshot:
                  if (lag := self.task_lags.get(t)) is not None]
         return sum(known) if known else None
 
+    def total_lag(self) -> int | None:
+        """The active tasks' lag summed; None when a task's is not known (or none is held)."""
+        lags = list(self.task_lags.values())
+        return sum(lag for lag in lags if lag is not None) if lags and None not in lags else None
+
     def subtopology_lags(self) -> dict[str, int | None]:
         lags: dict[str, int | None] = {}
         for task, lag in self.task_lags.items():
@@ -198,16 +203,12 @@ class StreamsSnapshot:
         if reconciling:
             found.append(GroupProblem(f"{len(reconciling)} member(s) reconciling toward epoch "
                                       f"{self.assignment_epoch}", "reconciling"))
-        if self.state not in (None, "Stable", "Empty"):
-            found.append(GroupProblem(f"state {self.state}", "rebalancing"))
-        return found
+        return found + state_problems(self.state)
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form: what was read, then the derived numbers (not read back)."""
         return {
-            "schema": SNAPSHOT_SCHEMA, "group_type": "streams", "group_id": self.group_id,
-            "group_state": self.state, "observed_at": self.observed_at,
-            "group_epoch": self.group_epoch,
+            **epoch_group_header("streams", self),
             "assignment_epoch": self.assignment_epoch, "topology_epoch": self.topology_epoch,
             "assignor": self.assignor,
             "subtopologies": {s: list(t) for s, t in self.subtopologies.items()},
@@ -233,8 +234,7 @@ class StreamsSnapshot:
 
         :raises MalformedSnapshot: a field missing or of the wrong type (says which)
         """
-        group_id = required_text(row, "group_id", "Streams group")
-        where = f"Streams group {group_id!r}"
+        where, header = read_epoch_group_header(row, "Streams group")
         members = [_member(where, i, m) for i, m in enumerate(list_field(row, "members", where))]
         subtopologies = {}
         for s, topics in mapping_field(where, "subtopologies", row.get("subtopologies")).items():
@@ -245,16 +245,13 @@ class StreamsSnapshot:
         task_lags = {str(t): optional_int(where, f"lag.tasks[{t!r}]", v)
                      for t, v in mapping_field(where, "lag.tasks", lags.get("tasks")).items()}
         return cls(
-            group_id, text_or_none(row.get("group_state")),
-            required_int(row, "group_epoch", where), required_int(row, "assignment_epoch", where),
-            optional_int(where, "topology_epoch", row.get("topology_epoch")),
-            text_or_none(row.get("assignor")), members, subtopologies, task_lags,
-            [str(n) for n in list_field(row, "notes", where)],
-            counts_field(where, "topic_partitions", row.get("topic_partitions")),
-            tuple(str(s) for s in list_field(row, "stateful", where)),
-            optional_int(where, "num_standby_replicas", row.get("num_standby_replicas")),
-            number_or_none(row.get("observed_at")),
-        )
+            **header, members=members, subtopologies=subtopologies, task_lags=task_lags,
+            topology_epoch=optional_int(where, "topology_epoch", row.get("topology_epoch")),
+            notes=[str(n) for n in list_field(row, "notes", where)],
+            partitions=counts_field(where, "topic_partitions", row.get("topic_partitions")),
+            stateful=tuple(str(s) for s in list_field(row, "stateful", where)),
+            num_standby_replicas=optional_int(where, "num_standby_replicas",
+                                              row.get("num_standby_replicas")))
 
 
 def _tasks(where: str, value: Any) -> dict[str, tuple[str, ...]]:

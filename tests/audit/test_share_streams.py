@@ -226,3 +226,10 @@ def test_the_audit_reads_a_fleet_of_every_group_type(tmp_path):
     assert (summary["groups"], summary["share_groups"], summary["streams_groups"],
             summary["malformed"]) == (2, 1, 1, 1)
     assert summary["group_types"] == {"classic": 0, "consumer": 0, "share": 1, "streams": 1}
+
+
+def test_a_streams_groups_lag_is_known_only_when_every_tasks_is():
+    streams = _streams()
+    assert streams.total_lag() is None  # 0_1's lag is not known
+    streams.task_lags["0_1"] = 3
+    assert streams.total_lag() == 8 and streams.subtopology_lags() == {"0": 8}

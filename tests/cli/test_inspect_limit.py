@@ -35,3 +35,21 @@ def test_the_line_counts_members_without_unreadable_and_problems_apart():
     assert left_out_line(_verdicts()[3:]) == (
         "2 more group(s) not shown (0 with members, 2 without; 1 with problems): "
         "--limit 0 shows every row, --state/--problem/--group narrow them")
+
+
+def test_the_lag_column_of_a_share_group_is_its_backlog():
+    """A share group commits nothing: its LAG cell is the broker's backlog (the sum of its
+    share-partitions' lag), as --detail and the HTML page show it; unknown stays unknown."""
+    from assignframe.cli.inspect_view import _cells
+    from assignframe.model import TopicPartition
+    from assignframe.snapshot.share import PartitionBacklog, ShareMember, ShareSnapshot
+
+    tp = TopicPartition("jobs", 0)
+    share = ShareSnapshot("queue", "Stable", 3, 3, "simple",
+                          [ShareMember("m", "w", None, 3, ("jobs",), (tp,))], {"jobs": 1},
+                          {tp: PartitionBacklog(5, 12, 7)})
+    verdict = GroupVerdict("queue", "share", "Stable", members=1, share_streams=share)
+    assert verdict.behind() == 7 and _cells(verdict, "-")[7] == "7"
+    share.backlog = {tp: PartitionBacklog(None, 12, None)}
+    assert verdict.behind() is None and _cells(verdict, "-")[7] == "-"
+    assert GroupVerdict("g", "classic", "Stable", lag=4).behind() == 4

@@ -113,8 +113,9 @@ def epoch_spans(group: ConsumerGroupTimeline) -> dict[int, tuple[float, float]]:
 def handover_gaps(group: ConsumerGroupTimeline) -> list[Gap]:
     """Every time a partition of the group had no owner, in time order. None for a share group
     (KIP-932): several members may hold one share partition and the coordinator hands it over
-    without waiting for a revocation, so one owner per partition is not its model."""
-    if group.group_type == "share":
+    without waiting for a revocation, so one owner per partition is not its model. None for a
+    Streams group (KIP-1071) either: it hands over tasks, not partitions (not computed yet)."""
+    if group.group_type in ("share", "streams"):
         return []
     end = capture_end(group)
     owner: dict[TopicPartition, str] = {}

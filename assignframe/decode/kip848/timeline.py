@@ -1,6 +1,7 @@
 """Timelines of consumer-protocol groups (KIP-848) from ConsumerGroupHeartbeat/Describe traffic,
-and of share groups (KIP-932) from ShareGroupHeartbeat/Describe traffic, by one mechanism: what
-differs between the two APIs is one row of :data:`HEARTBEAT_APIS`.
+of share groups (KIP-932) from ShareGroupHeartbeat/Describe traffic and of Streams groups
+(KIP-1071) from StreamsGroupHeartbeat/Describe traffic, by one mechanism: what differs between
+the APIs is one row of :data:`HEARTBEAT_APIS`.
 
 A member sends ConsumerGroupHeartbeat (API 68); its subscription fields are null when unchanged
 since its last heartbeat, so each member's last known subscription is carried here. The broker
@@ -19,6 +20,13 @@ leaves) and no regex; a share member gets its target assignment at once (the coo
 not wait for anybody to revoke: several members may hold one partition), so there is no
 reconciliation to check; and ShareGroupDescribe reports each member's assignment, with no
 separate target.
+
+Streams groups (KIP-1071) hold tasks, not partitions (:mod:`.streams`): each heartbeat answer
+gives the member's active, standby and warm-up tasks (each kind null when unchanged), a joining
+request carries the application's topology, and -1 / -2 leave as in the consumer protocol. Each
+epoch's state is a :class:`~.streams.StreamsEpoch` in the group's ``epochs`` (no snapshot:
+``snapshots`` stays empty), with the last StreamsGroupDescribe of the epoch (state, target tasks).
+Their heartbeats are not checked against reconciliation rules.
 
 Every answered consumer-protocol heartbeat is checked against the coordinator's own rules
 (:func:`assignframe.kip848.reconcile.observe_heartbeat`): an answer Kafka's coordinator could
@@ -39,7 +47,16 @@ from assignframe_codec import error_name
 from ...kip848.reconcile import ObservedMember, observe_heartbeat
 from ...model import Cluster, GroupAssignment, Member, TopicPartition
 from ...snapshot import GroupSnapshot, MemberInfo
+from ...streams_assignor import MemberTasks
 from ..traffic.messages import Message
+from .streams import (
+    StreamsEpoch,
+    streams_described,
+    streams_epoch,
+    streams_target,
+    task_labels,
+    tasks_of,
+)
 
 __all__ = [
     "HEARTBEAT_APIS",
@@ -68,6 +85,7 @@ class HeartbeatApi:
     :param leave_epochs: request member epochs that leave the group
     :param reconciled: members revoke before they receive (KIP-848), checked per heartbeat
     :param described_target: the describe reports a target assignment per member
+    :param tasks: the group holds tasks, not partitions (Streams, :mod:`.streams`)
     """
 
     group_type: str
@@ -78,16 +96,21 @@ class HeartbeatApi:
     leave_epochs: dict[int, str]
     reconciled: bool
     described_target: bool
+    tasks: bool = False
 
 
-#: The consumer protocol's (KIP-848) and share groups' (KIP-932) heartbeat APIs, as Kafka 4.3.1's
-#: {ConsumerGroup,ShareGroup}{Heartbeat,Describe}{Request,Response}.json define them.
+#: The consumer protocol's (KIP-848), share groups' (KIP-932) and Streams groups' (KIP-1071)
+#: heartbeat APIs, as Kafka 4.3.1's {ConsumerGroup,ShareGroup,StreamsGroup}{Heartbeat,Describe}
+#: {Request,Response}.json define them (Streams: -1 leaves, -2 a static member will rejoin).
 HEARTBEAT_APIS = (
     HeartbeatApi("consumer", "ConsumerGroupHeartbeatResponse", "ConsumerGroupDescribeResponse",
                  ("instance_id", "rack_id", "subscribed_topic_names", "subscribed_topic_regex",
                   "server_assignor"), "topic_partitions", LEAVE_EPOCHS, True, True),
     HeartbeatApi("share", "ShareGroupHeartbeatResponse", "ShareGroupDescribeResponse",
                  ("rack_id", "subscribed_topic_names"), None, {-1: "leave"}, False, False),
+    HeartbeatApi("streams", "StreamsGroupHeartbeatResponse", "StreamsGroupDescribeResponse",
+                 ("instance_id", "rack_id", "process_id"), None, LEAVE_EPOCHS, False, True,
+                 tasks=True),
 )
 _BY_HEARTBEAT = {api.heartbeat: api for api in HEARTBEAT_APIS}
 _BY_DESCRIBE = {api.describe: api for api in HEARTBEAT_APIS}
@@ -111,18 +134,22 @@ class ConsumerMember:
     request_epoch: int = 0  # of the heartbeat being answered
     reported: frozenset[TopicPartition] | None = None  # its owned partitions, by topic id
     joined: bool = False  # the coordinator answered one of its heartbeats without an error
+    tasks: MemberTasks | None = None  # Streams: as the broker last sent them
+    owned_tasks: MemberTasks | None = None  # Streams: as the member last reported them
 
 
 @dataclass
 class ConsumerGroupTimeline:
     group_id: str
-    group_type: str = "consumer"  # or "share" (KIP-932)
+    group_type: str = "consumer"  # or "share" (KIP-932), "streams" (KIP-1071)
     members: dict[str, ConsumerMember] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)
     snapshots: list[GroupSnapshot] = field(default_factory=list)
     described: list[dict[str, Any]] = field(default_factory=list)
     partitions_per_topic: dict[str, int] = field(default_factory=dict)
     group_epoch: int = 0
+    epochs: list[StreamsEpoch] = field(default_factory=list)  # Streams: one per group epoch
+    topology: dict[str, Any] | None = None  # Streams: the last topology a member sent
 
 
 class ConsumerTimelineBuilder:
@@ -189,6 +216,10 @@ class ConsumerTimelineBuilder:
             if owned is not None:
                 member.owned = owned
             member.reported = _by_id(sent.get(api.owned))
+        if api.tasks:
+            member.owned_tasks = tasks_of(sent, member.owned_tasks) or member.owned_tasks
+            if sent.get("topology") is not None:
+                group.topology = sent["topology"]
         member.request_epoch = sent["member_epoch"]
         leave = api.leave_epochs.get(sent["member_epoch"])
         if leave:
@@ -208,16 +239,22 @@ class ConsumerTimelineBuilder:
         member.heartbeat_interval_ms = got.get("heartbeat_interval_ms")
         if api.reconciled:
             self._check(group, member, got, frame)
-        assignment = self._names((got.get("assignment") or {}).get("topic_partitions"))
-        changed = assignment is not None and assignment != member.assignment
-        if got.get("assignment") is not None:
-            member.assignment = assignment
+        if api.tasks:
+            tasks = tasks_of(got, member.tasks)
+            changed = tasks is not None and tasks != member.tasks
+            member.tasks = tasks or member.tasks
+            held: dict[str, Any] = {"tasks": task_labels(member.tasks)}
+        else:
+            assignment = self._names((got.get("assignment") or {}).get("topic_partitions"))
+            changed = assignment is not None and assignment != member.assignment
+            if got.get("assignment") is not None:
+                member.assignment = assignment
+            held = {"partitions": member.assignment}
         if member.state == "left" or got["member_epoch"] < 0:
             return  # the next epoch shows the group without it
         if changed or got["member_epoch"] != member.epoch:
             group.events.append(_event(frame, "assignment" if changed else "epoch",
-                                       member.member_id, epoch=got["member_epoch"],
-                                       partitions=member.assignment))
+                                       member.member_id, epoch=got["member_epoch"], **held))
         member.epoch = got["member_epoch"]
         self._snapshot(group, frame.timestamp)
 
@@ -256,11 +293,20 @@ class ConsumerTimelineBuilder:
         """Start a snapshot when the group epoch grows; else the epoch's snapshot is updated."""
         self._mark_vanished(group, timestamp)
         epoch = max((m.epoch for m in group.members.values()), default=0)
-        snapshot = _group_snapshot(group, epoch, self.partitions_per_topic, timestamp)
-        if group.snapshots and group.snapshots[-1].generation == epoch:
-            group.snapshots[-1] = snapshot
-        elif epoch > group.group_epoch or not group.snapshots:
-            group.snapshots.append(snapshot)
+        if group.group_type == "streams":
+            live = [m for m in group.members.values() if m.state == "active"]
+            streams = streams_epoch(group.group_id, epoch, timestamp, live, group.topology,
+                                    group.described)
+            if group.epochs and group.epochs[-1].epoch == epoch:
+                group.epochs[-1] = streams
+            elif epoch > group.group_epoch or not group.epochs:
+                group.epochs.append(streams)
+        else:
+            snapshot = _group_snapshot(group, epoch, self.partitions_per_topic, timestamp)
+            if group.snapshots and group.snapshots[-1].generation == epoch:
+                group.snapshots[-1] = snapshot
+            elif epoch > group.group_epoch or not group.snapshots:
+                group.snapshots.append(snapshot)
         group.group_epoch = max(group.group_epoch, epoch)
 
     def _mark_vanished(self, group: ConsumerGroupTimeline, now: float) -> None:
@@ -274,8 +320,12 @@ class ConsumerTimelineBuilder:
     def _describe(self, response: Message, api: HeartbeatApi) -> None:
         for described in response.fields.get("groups") or ():
             group = self._group(described["group_id"], api)
+            error = error_name(described["error_code"]) if described["error_code"] else None
+            if api.tasks:
+                group.described.append({"error": error, **streams_described(described)})
+                continue
             group.described.append({
-                "error": error_name(described["error_code"]) if described["error_code"] else None,
+                "error": error,
                 "group_state": described["group_state"],
                 "group_epoch": described["group_epoch"],
                 "assignment_epoch": described["assignment_epoch"],
@@ -296,6 +346,9 @@ class ConsumerTimelineBuilder:
             group.snapshots = [dataclasses.replace(s, **_described(group, s.generation,
                                                                    set(s.members)))
                                for s in group.snapshots]
+            group.epochs = [dataclasses.replace(e, **streams_target(group.described, e.epoch,
+                                                                    set(e.members)))
+                            for e in group.epochs]
         return sorted(self.groups.values(), key=lambda g: g.group_id)
 
 

@@ -37,7 +37,8 @@ INTERESTING_APIS = frozenset(
     for name in ("Metadata", "FindCoordinator", "JoinGroup", "Heartbeat", "LeaveGroup",
                  "SyncGroup", "ApiVersions", "CreateTopics",
                  "ConsumerGroupHeartbeat", "ConsumerGroupDescribe",
-                 "ShareGroupHeartbeat", "ShareGroupDescribe")
+                 "ShareGroupHeartbeat", "ShareGroupDescribe",
+                 "StreamsGroupHeartbeat", "StreamsGroupDescribe")
 )
 
 

@@ -5,7 +5,8 @@ this module only picks what the timeline uses: JoinGroup/SyncGroup as their ``to
 (snake_case fields, bytes as bytes), partition counts from Metadata responses and CreateTopics
 requests, leaving members, heartbeat errors and the client software (ApiVersions, KIP-511);
 ConsumerGroupHeartbeat and ConsumerGroupDescribe (KIP-848), ShareGroupHeartbeat and
-ShareGroupDescribe (KIP-932) as their ``to_dict()`` view.
+ShareGroupDescribe (KIP-932), StreamsGroupHeartbeat and StreamsGroupDescribe (KIP-1071) as their
+``to_dict()`` view.
 """
 
 from __future__ import annotations
@@ -127,6 +128,9 @@ _READERS: dict[str, Callable[[KafkaFrame], dict[str, Any]]] = {
     "ShareGroupHeartbeatRequest": _codec("ShareGroupHeartbeatRequest"),
     "ShareGroupHeartbeatResponse": _codec("ShareGroupHeartbeatResponse"),
     "ShareGroupDescribeResponse": _codec("ShareGroupDescribeResponse"),
+    "StreamsGroupHeartbeatRequest": _codec("StreamsGroupHeartbeatRequest"),
+    "StreamsGroupHeartbeatResponse": _codec("StreamsGroupHeartbeatResponse"),
+    "StreamsGroupDescribeResponse": _codec("StreamsGroupDescribeResponse"),
 }
 
 

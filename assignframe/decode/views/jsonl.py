@@ -10,8 +10,12 @@ and its ``handovers`` (partitions nobody consumed during it, and why). Share gro
 are written as every tool writes a share group (:class:`~assignframe.snapshot.share.ShareSnapshot`,
 read back by ``read_snapshot``, so the audit replays them) with the same additions:
 ``final_state`` per member, ``described`` from ShareGroupDescribe, no hand-overs, ``metrics`` by
-:mod:`..kip848.share` (several members may hold one share partition). docs/decode.md lists
-every field.
+:mod:`..kip848.share` (several members may hold one share partition). Streams groups (KIP-1071)
+are not written as snapshots by decode yet: one line per epoch of decode's own
+:class:`~..kip848.streams.StreamsEpoch` (``group_type`` ``"streams"``, no ``schema``, not read
+back): the topology, each live member's process and tasks by kind (active, standby, warmup, in
+Kafka's ``0_3`` spelling), what it reported owning, its target from the epoch's last
+StreamsGroupDescribe, and the group's events and describes. docs/decode.md lists every field.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from ..classic.snapshots import captured_snapshot
 from ..classic.timeline import GroupTimeline, MemberRound, Snapshot
 from ..kip848.handover import epoch_spans, gaps_in, handover_gaps
 from ..kip848.share import captured_share_snapshot, share_metrics
+from ..kip848.streams import described_json, task_labels
 from ..kip848.timeline import ConsumerGroupTimeline
 
 __all__ = [
@@ -34,6 +39,7 @@ __all__ = [
     "generation_line",
     "json_line",
     "snapshot_dicts",
+    "streams_epoch_dicts",
 ]
 
 
@@ -135,3 +141,40 @@ def consumer_snapshot_dicts(
                           epoch_span=list(span) if span else None,
                           handovers=[g.to_dict() for g in gaps_in(gaps, span)] if span else [])
             yield result
+
+
+def streams_epoch_dicts(
+    groups: Iterable[ConsumerGroupTimeline], source: str | None = None
+) -> Iterator[dict[str, Any]]:
+    """One line per epoch of each Streams group (the module docstring; docs/decode.md)."""
+    for group in groups:
+        spans = epoch_spans(group)
+        events = sorted(group.events, key=lambda e: e["timestamp"])
+        for epoch in group.epochs:
+            target = epoch.target or {}
+            span = spans.get(epoch.epoch)
+            yield {
+                "source": source,
+                "group_id": epoch.group_id,
+                "group_type": group.group_type,
+                "generation": epoch.epoch,
+                "observed_at": epoch.observed_at,
+                "group_state": epoch.group_state,
+                "topology_epoch": epoch.topology_epoch,
+                "subtopologies": epoch.subtopologies,
+                "target_epoch": epoch.target_epoch,
+                "members": [{
+                    "member_id": m.member_id,
+                    "client_id": m.client_id,
+                    "client_host": m.client_host,
+                    "process_id": m.process_id,
+                    "member_epoch": m.member_epoch,
+                    "final_state": group.members[m.member_id].state,
+                    "tasks": task_labels(m.tasks),
+                    "owned": task_labels(m.owned),
+                    "target": task_labels(target.get(m.member_id)),
+                } for m in epoch.members.values()],
+                "events": events,
+                "described": [described_json(d) for d in group.described],
+                "epoch_span": list(span) if span else None,
+            }

@@ -1,4 +1,5 @@
-"""decode's text view of consumer-protocol (KIP-848) and share (KIP-932) groups, for people.
+"""decode's text view of consumer-protocol (KIP-848), share (KIP-932) and Streams (KIP-1071)
+groups, for people.
 
 One group: its span in time, the server assignor (named, and how that is known), the members by
 client name (their ids said once), every event in time order with its time, then each epoch with
@@ -6,7 +7,10 @@ its own time span, its members' epochs, owned / assigned / target partitions, it
 the partitions nobody consumed during it: *in flight* while members reconciled (normal), or
 *unowned* because an owner vanished, was fenced or the hand-over took too long (a problem).
 A share group's members report no owned partitions and get no separate target, so those columns
-are left out, and its partitions held by no live member are named per epoch.
+are left out, and its partitions held by no live member are named per epoch. A Streams group's
+epochs show its topology, each member's process and its active / standby / warm-up tasks (as the
+heartbeat answers gave them, and the target a StreamsGroupDescribe reported), and the tasks no
+live member runs.
 Nothing is computed here: metrics are the core's, hand-overs :mod:`..kip848.handover`'s.
 """
 
@@ -22,8 +26,10 @@ from rich.table import Table
 
 from ...audit.migration import coordinator_assignor
 from ...snapshot import GroupSnapshot, snapshot_metrics
+from ...streams_assignor import TaskId, task_label, task_order
 from ..kip848.handover import Gap, epoch_spans, gaps_in, handover_gaps, member_names
 from ..kip848.share import share_metrics, shared_partitions, unheld_partitions
+from ..kip848.streams import StreamsEpoch, task_labels
 from ..kip848.timeline import ConsumerGroupTimeline
 
 __all__ = ["render_consumer_timelines"]
@@ -70,6 +76,12 @@ def render_consumer_timelines(groups: Iterable[ConsumerGroupTimeline], console: 
             console.print(line, highlight=False)
         for line in _events(view):
             console.print(line, highlight=False)
+        known = {t for e in group.epochs for t in e.tasks("active")}
+        for epoch in group.epochs:  # Streams groups
+            console.print()
+            console.print(_streams_table(view, epoch))
+            for line in _streams_lines(epoch, known):
+                console.print(line, highlight=False)
         previous: GroupSnapshot | None = None
         for snapshot in group.snapshots:
             console.print()
@@ -82,13 +94,14 @@ def render_consumer_timelines(groups: Iterable[ConsumerGroupTimeline], console: 
 
 def _heading(view: _View) -> list[str]:
     group = view.group
-    epochs = len(group.snapshots)
+    epochs = len(group.snapshots) + len(group.epochs)
     ends = [end for _, end in view.spans.values()]
     span = f", {_clock(view.start)} to {_clock(max(ends))}" if ends else ""
     assignor, how = _assignor(group)
     members = ", ".join(f"{escape(name)} = {escape(m)}" for m, name in view.names.items())
-    kind = ("share group", "share groups, KIP-932") if group.group_type == "share" else (
-        "consumer group", "consumer protocol, KIP-848")
+    kind = {"share": ("share group", "share groups, KIP-932"),
+            "streams": ("Streams group", "Streams groups, KIP-1071")}.get(
+        group.group_type, ("consumer group", "consumer protocol, KIP-848"))
     return [
         f"== {kind[0]} [bold]{escape(group.group_id)}[/] ({kind[1]}): "
         f"{epochs} epoch(s){span} ==",
@@ -100,6 +113,10 @@ def _heading(view: _View) -> list[str]:
 def _assignor(group: ConsumerGroupTimeline) -> tuple[str, str]:
     """The server assignor and how it is known. A share member names none (its heartbeat has
     no assignor field): only a ShareGroupDescribe answer tells."""
+    if group.group_type == "streams":  # its heartbeats name no assignor either
+        named = [d["assignor"] for d in group.described if d["assignor"]]
+        return ((named[-1], "reported by the broker") if named else
+                ("unknown", "no StreamsGroupDescribe answer naming it in the capture"))
     if not group.snapshots:
         return "?", ""
     if group.group_type != "share":
@@ -119,6 +136,8 @@ def _events(view: _View) -> list[str]:
 
 def _event_text(view: _View, event: dict[str, Any]) -> str:
     who, kind = view.name(event["member_id"]), event["event"]
+    if kind == "assignment" and "tasks" in event:
+        return f"{who} assigned {_shown_tasks(event['tasks'])} (epoch {event['epoch']})"
     if kind == "assignment":
         shown = _shown_by_topic(event.get("partitions") or ())
         return f"{who} assigned {shown} (epoch {event['epoch']})"
@@ -200,6 +219,60 @@ def _share_lines(snapshot: GroupSnapshot, previous: GroupSnapshot | None) -> lis
     if nobody:
         lines.append(f"  [red]held by no member[/]: {escape(_shown_by_topic(nobody))}")
     lines += [f"  note: {escape(note)}" for note in snapshot.notes]
+    return lines
+
+
+def _shown_tasks(labels: dict[str, list[str]] | None) -> str:
+    """``active 0_0,1_0; standby 0_1`` (kinds holding nothing left out; ``-``: none at all)."""
+    shown = [f"{kind} {','.join(tasks)}" for kind, tasks in (labels or {}).items() if tasks]
+    return "; ".join(shown) or "-"
+
+
+def _streams_table(view: _View, epoch: StreamsEpoch) -> Table:
+    start, end = view.spans.get(epoch.epoch, (epoch.observed_at,) * 2)
+    title = (f"group epoch [bold]{epoch.epoch}[/]: {view.when(start)} to {_clock(end)} "
+             f"({end - start:.1f} s)" + (f", state {epoch.group_state}" if epoch.group_state
+                                          else ""))
+    table = Table(title=title, title_justify="left")
+    columns = ["member", "member epoch", "process", "active", "standby", "warm-up",
+               "owned (reported)"]
+    if epoch.target is not None:
+        columns.append(f"target (epoch {epoch.target_epoch})")
+    for column in columns:
+        table.add_column(column)
+    for member_id, member in epoch.members.items():
+        labels = task_labels(member.tasks) or {}
+        row = [view.name(member_id), str(member.member_epoch), member.process_id or "?",
+               *(",".join(labels[kind]) or "-" for kind in ("active", "standby", "warmup")),
+               _shown_tasks(task_labels(member.owned)) if member.owned is not None else "?"]
+        if epoch.target is not None:
+            target = epoch.target.get(member_id)
+            row.append(_shown_tasks(task_labels(target)) if target is not None else "?")
+        table.add_row(*map(escape, row))
+    return table
+
+
+def _streams_lines(epoch: StreamsEpoch, known: set[TaskId]) -> list[str]:
+    """The topology, tasks per member by kind, an active task two live members run, and the
+    ``known`` active tasks (run by someone in some epoch of the capture) no live member runs
+    at the epoch's end."""
+    topology = ("not in the capture (no joining heartbeat)" if epoch.subtopologies is None
+                else f"epoch {epoch.topology_epoch}, " + "; ".join(
+                    f"sub-topology {s} reads {','.join(topics)}"
+                    for s, topics in epoch.subtopologies.items()))
+    counts = {kind: [len(getattr(m.tasks, kind)) for m in epoch.members.values()]
+              for kind in ("active", "standby", "warmup")}
+    per_member = "; ".join(f"{kind} {min(n)}-{max(n)}" for kind, n in counts.items() if n)
+    lines = [f"  topology: {escape(topology)}",
+             f"  tasks per member: {per_member or '-'}"]
+    active = epoch.tasks("active")
+    twice = sorted({t for t in active if active.count(t) > 1}, key=task_order)
+    if twice:
+        lines.append("  [red]active on several members[/]: "
+                     + escape(",".join(map(task_label, twice))))
+    idle = sorted(known - set(active), key=task_order)
+    if idle:
+        lines.append("  [red]run by no live member[/]: " + escape(",".join(map(task_label, idle))))
     return lines
 
 

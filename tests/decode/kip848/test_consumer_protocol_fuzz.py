@@ -4,6 +4,7 @@ every problem names its stream (or record) and offset. Work is bounded by counti
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import random
 
@@ -86,3 +87,42 @@ def test_fuzzed_coordinator_records_are_reported_with_line_and_offset() -> None:
         assert problem.where.startswith("fuzzed.txt line ") and problem.offset >= 0
     for group in rebuild_groups(decoded):
         assert isinstance(check_group(group), list)
+
+
+def test_fuzzed_streams_heartbeats_and_describes_decode_or_are_reported() -> None:
+    """The shipped Streams capture with flipped bytes in its StreamsGroupHeartbeat and
+    StreamsGroupDescribe bodies: each body decodes or is one codec error, and the timelines,
+    their text view and their JSON lines are made without a crash."""
+    from rich.console import Console
+
+    from assignframe.decode.views.jsonl import json_line, streams_epoch_dicts
+    from assignframe.decode.views.kip848_text import render_consumer_timelines
+
+    from .test_kafka43_streams_capture import CAPTURE
+
+    messages = list(iter_messages(str(CAPTURE), Problems()))
+    streams = [m for m in messages if m.kind.startswith("StreamsGroup")]
+    assert len(streams) > 100
+    rng = random.Random("kip1071-streams")
+    undecodable = 0
+    for _ in range(30):
+        builder = ConsumerTimelineBuilder()
+        for message in messages:
+            frame = message.frame
+            if message in streams and rng.random() < 0.5:
+                frame = dataclasses.replace(frame, body=_flip(frame.body, rng))
+            if frame.request is not None and rng.random() < 0.2:
+                request = dataclasses.replace(frame.request, body=_flip(frame.request.body, rng))
+                frame = dataclasses.replace(frame, request=request)
+            fuzzed = read_message(frame)
+            assert fuzzed is not None
+            if fuzzed.error:
+                undecodable += 1
+                assert fuzzed.error.split(":")[0].endswith("Error")
+                continue
+            builder.add(fuzzed)
+        groups = builder.finish()
+        render_consumer_timelines(groups, Console(file=io.StringIO(), width=200))
+        for line in streams_epoch_dicts([g for g in groups if g.group_type == "streams"]):
+            json.loads(json_line(line))
+    assert undecodable > 0  # the fuzzing did reach the codec's error paths
