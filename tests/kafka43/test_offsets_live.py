@@ -104,6 +104,14 @@ def _streams_view(line: dict) -> dict:
                         for m in line["members"]}}
 
 
+def _none_about_ours(code: int, err: str) -> None:
+    """decode read the whole topic: a problem (exit 1) may be another test's group in the
+    session's broker, never one of these two groups or an unreadable topic (exit 2)."""
+    assert code in (0, 1), err
+    assert code == 0 or not any(g in line for line in err.splitlines()
+                                for g in (SHARE_GROUP, APP)), err
+
+
 def _agreeing(kafka: str, capsys) -> tuple[dict, dict, str]:
     """decode's lines and inspect's for both groups once they agree (a member's heartbeat may
     land between the two reads; every read has its deadline)."""
@@ -115,7 +123,7 @@ def _agreeing(kafka: str, capsys) -> tuple[dict, dict, str]:
         assert code == 0, err
         code, decoded, err = _lines(capsys, "decode", "offsets", "--bootstrap-server", kafka,
                                     "--json")
-        assert code == 0, err
+        _none_about_ours(code, err)
         ours = {g: decoded.get(g) for g in (SHARE_GROUP, APP)}
         theirs = {g: inspected.get(g) for g in (SHARE_GROUP, APP)}
         seen[:] = [ours, theirs]
@@ -156,7 +164,7 @@ def test_share_and_streams_groups_rebuilt_from_the_records_equal_the_describes(
 
     # the record types read for these groups
     code, out, err = _lines_of_records(capsys, kafka)
-    assert code == 0, err
+    _none_about_ours(code, err)
     for group_id, expected in ((SHARE_GROUP, SHARE_TYPES), (APP, STREAMS_TYPES)):
         seen = {(r["key_version"], r["record_type"]) for r in out
                 if "record_type" in r and _group_of(r) == group_id}
