@@ -4,7 +4,7 @@ members (two sub-topologies): the share and Streams groups rebuilt from their re
 ``inspect`` reads of the same groups through ShareGroupDescribe and StreamsGroupDescribe
 (members, client ids and hosts, process ids, member and group epochs, partitions and tasks,
 targets, topology), what the members themselves print, and ``assignframe audit`` judges the
-decoded lines as it judges inspect's.
+decoded lines as it judges inspect's. A stateful Streams app's standby tasks, the same way.
 
 Record types Kafka 4.3.1 writes for these groups (measured): ShareGroupMemberMetadata (10),
 ShareGroupMetadata (11), ShareGroupTargetAssignmentMetadata (12) and Member (13),
@@ -17,10 +17,11 @@ StreamsGroupTargetAssignmentMetadata (20) and Member (21), StreamsGroupCurrentMe
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from kafka43_cluster import create_topics, member_named, produce, verdict
-from runners import wait_until
+from runners import start_stateful_streams, wait_until
 
 from assignframe.cli import main
 from assignframe.model import TopicPartition
@@ -104,41 +105,42 @@ def _streams_view(line: dict) -> dict:
                         for m in line["members"]}}
 
 
-def _none_about_ours(code: int, err: str) -> None:
+def _none_about_ours(code: int, err: str, groups) -> None:
     """decode read the whole topic: a problem (exit 1) may be another test's group in the
-    session's broker, never one of these two groups or an unreadable topic (exit 2)."""
+    session's broker, never one of ``groups`` or an unreadable topic (exit 2)."""
     assert code in (0, 1), err
-    assert code == 0 or not any(g in line for line in err.splitlines()
-                                for g in (SHARE_GROUP, APP)), err
+    assert code == 0 or not any(g in line for line in err.splitlines() for g in groups), err
 
 
-def _agreeing(kafka: str, capsys) -> tuple[dict, dict, str]:
-    """decode's lines and inspect's for both groups once they agree (a member's heartbeat may
-    land between the two reads; every read has its deadline)."""
+def _agreeing(kafka: str, capsys, views: dict[str, Callable[[dict], dict]],
+              ) -> tuple[dict, dict]:
+    """decode's lines and inspect's for the groups of ``views`` (group id -> what both hold of
+    it) once they agree (a member's heartbeat may land between the two reads; every read has
+    its deadline)."""
     seen: list = []
 
     def probe():
         code, inspected, err = _lines(capsys, "inspect", "--bootstrap-server", kafka,
-                                      "--group", "^offs43-", "--json")
+                                      "--group", f"^({'|'.join(views)})$", "--json")
         assert code == 0, err
         code, decoded, err = _lines(capsys, "decode", "offsets", "--bootstrap-server", kafka,
                                     "--json")
-        _none_about_ours(code, err)
-        ours = {g: decoded.get(g) for g in (SHARE_GROUP, APP)}
-        theirs = {g: inspected.get(g) for g in (SHARE_GROUP, APP)}
+        _none_about_ours(code, err, views)
+        ours = {g: decoded.get(g) for g in views}
+        theirs = {g: inspected.get(g) for g in views}
         seen[:] = [ours, theirs]
         if None in (*ours.values(), *theirs.values()):
             return None
-        if _share_view(ours[SHARE_GROUP]) != _share_view(theirs[SHARE_GROUP]) or \
-                _streams_view(ours[APP]) != _streams_view(theirs[APP]):
+        if any(view(ours[g]) != view(theirs[g]) for g, view in views.items()):
             return None
-        return ours, theirs, err
+        return ours, theirs
 
     try:
         return wait_until("decode and inspect agreeing", probe, 90, pause=2)
     except AssertionError:
         ours, theirs = seen or ({}, {})
-        assert ours == theirs  # the difference, shown by pytest
+        assert {g: view(ours[g]) if ours.get(g) else None for g, view in views.items()} == \
+            {g: view(theirs[g]) if theirs.get(g) else None for g, view in views.items()}
         raise
 
 
@@ -164,7 +166,7 @@ def test_share_and_streams_groups_rebuilt_from_the_records_equal_the_describes(
 
     # the record types read for these groups
     code, out, err = _lines_of_records(capsys, kafka)
-    _none_about_ours(code, err)
+    _none_about_ours(code, err, (SHARE_GROUP, APP))
     for group_id, expected in ((SHARE_GROUP, SHARE_TYPES), (APP, STREAMS_TYPES)):
         seen = {(r["key_version"], r["record_type"]) for r in out
                 if "record_type" in r and _group_of(r) == group_id}
@@ -172,7 +174,7 @@ def test_share_and_streams_groups_rebuilt_from_the_records_equal_the_describes(
     states = {s[k]["group_id"]: s for s in out for k in s if k.endswith("_group_state")}
     assert states[SHARE_GROUP]["problems"] == [] and states[APP]["problems"] == []
 
-    ours, theirs, err = _agreeing(kafka, capsys)
+    ours, theirs = _agreeing(kafka, capsys, {SHARE_GROUP: _share_view, APP: _streams_view})
     share, streams_line = ours[SHARE_GROUP], ours[APP]
     # the share group: both members, every partition held once, named from the records
     assert sorted(m["client_id"] for m in share["members"]) == sorted(shares)
@@ -240,3 +242,48 @@ def _lines_of_records(capsys, kafka: str) -> tuple[int, list[dict], str]:
                  "--timeout", "20"])
     out, err = capsys.readouterr()
     return code, [json.loads(text) for text in out.splitlines()], err
+
+
+def test_a_stateful_streams_groups_standby_tasks_rebuilt_from_the_records(kafka43, tmp_path,
+                                                                          capsys):
+    """Two members of a stateful app (``streams.num.standby.replicas=1``): each one's active and
+    standby tasks and its sub-topology's state, as decoded, equal what inspect reads and what
+    the members print."""
+    kafka, app, topic = kafka43.bootstrap, "offs43-stateful", "offs43-stateful-in"
+    create_topics(kafka, {topic: 4})
+    produce(kafka, topic, 4, 5)
+    members = []
+    try:
+        for client in ("offs43-sb-1", "offs43-sb-2"):
+            members.append(start_stateful_streams(kafka, app, topic, client, 1,
+                                                  tmp_path / f"{client}.log"))
+        for member in members:
+            member.wait_for(lambda line: line.get("event") == "tasks" and line["active"], 150)
+
+        def settled():
+            view = verdict(kafka, app).share_streams
+            if not isinstance(view, StreamsSnapshot) or len(view.members) != 2 or \
+                    view.reconciling() or view.unassigned() or \
+                    any(len(m.tasks["standby"]) != 2 for m in view.members):
+                return None
+            printed = {thread: {k: tasks[k] for k in ("active", "standby")}
+                       for r in members
+                       for thread, tasks in ((r.last("tasks") or {}).get("threads")
+                                             or {}).items()}
+            read = {m.client_id: {k: list(m.tasks[k]) for k in ("active", "standby")}
+                    for m in view.members}
+            return view if printed == read else None
+        wait_until("2 settled stateful members", settled, 180, pause=1)
+
+        ours, theirs = _agreeing(kafka, capsys, {app: _streams_view})
+    finally:
+        for member in members:
+            member.kill()
+    line = ours[app]
+    assert line["stateful"] == ["0"] and line["subtopologies"] == {"0": [topic]}
+    for member in line["members"]:  # each process keeps a copy of what the other runs
+        other = [m for m in line["members"] if m is not member][0]
+        assert member["tasks"]["standby"] == other["tasks"]["active"]
+        assert member["target"] == member["tasks"]
+    # the group config is read by inspect, not in what decode reads
+    assert (line["num_standby_replicas"], theirs[app]["num_standby_replicas"]) == (None, 1)
