@@ -94,7 +94,7 @@ class ShareGroupState:
                 tuple(value.get("subscribed_topic_names") or ())))
         elif kind == "TargetAssignmentMember":
             put_record(self.target, key["member_id"],
-                 value and _pairs(value["topic_partitions"]))
+                       value and _pairs(value["topic_partitions"]))
         elif kind == "CurrentMemberAssignment":
             put_record(self.current, key["member_id"], value and ShareCurrentAssignment(
                 value["member_epoch"], value["previous_member_epoch"], value["state"],
@@ -185,7 +185,7 @@ class StreamsGroupState:
                 value.get("rebalance_timeout_ms")))
         elif kind == "TargetAssignmentMember":
             put_record(self.target, key["member_id"],
-                 value and {k: _labels(value[f"{k}_tasks"]) for k in TASK_KINDS})
+                       value and {k: _labels(value[f"{k}_tasks"]) for k in TASK_KINDS})
         elif kind == "CurrentMemberAssignment":
             put_record(self.current, key["member_id"], value and StreamsCurrentTasks(
                 value["member_epoch"], value["previous_member_epoch"], value["state"],
