@@ -209,7 +209,8 @@ def _offsets_parser(actions: argparse._SubParsersAction) -> None:
     output.add_argument("--json", action="store_true",
                         help="one group snapshot per line (audit input)")
     output.add_argument("--records", action="store_true",
-                        help="one JSON object per record, then each rebuilt consumer group state")
+                        help="one JSON object per record, then each rebuilt consumer-protocol, "
+                             "share and Streams group state")
     parser.set_defaults(handler=_run_offsets)
 
 

@@ -281,8 +281,8 @@ class _OffsetsView:
         self.topics = {name: TopicInfo(*info) for name, info in topics.items()}
 
     def finish(self) -> None:
-        """Each consumer-protocol group's rebuilt state (broken invariants are problems), or,
-        with ``as_json``, every group's snapshot."""
+        """Each consumer-protocol, share and Streams group's rebuilt state (broken invariants
+        are problems), or, with ``as_json``, every group's snapshot."""
         for state in self.rebuild.states():
             broken = check_group(state)
             for sentence in broken:
@@ -293,6 +293,14 @@ class _OffsetsView:
                                                  "problems": broken}))
             elif not self.as_json:
                 self.out.print(render_group_state(state, broken))
+        for other in self.rebuild.share_streams_states():
+            broken = check_group(other)
+            for sentence in broken:
+                self.problems.add(f"group {other.group_id}", 0,
+                                  f"{sentence} (last record: {other.last_where})")
+            if self.records_json:
+                _write_line(self.out, json_line({f"{other.group_type}_group_state":
+                                                 other.to_dict(), "problems": broken}))
         if self.as_json:
             self._snapshots()
 

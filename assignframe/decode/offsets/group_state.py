@@ -4,9 +4,10 @@ The coordinator writes one record per fact and replays them in order on load; a 
 replaces an earlier one with the same key, and a tombstone deletes it. Rebuilt here: the group
 epoch (ConsumerGroupMetadata), the target assignment epoch (ConsumerGroupTargetAssignmentMetadata),
 each member's metadata, target assignment and current assignment (with the partitions pending
-revocation), topic ids named from ConsumerGroupPartitionMetadata. Then the invariants the
-coordinator keeps are checked (:func:`check_group`); a broken one is a problem naming the group
-and the last record that touched it.
+revocation), topic ids named from ConsumerGroupPartitionMetadata. Share and Streams groups are
+rebuilt the same way from their own records (:mod:`.share_streams_state`). Then the invariants
+the coordinator keeps are checked (:func:`check_group`, for all three); a broken one is a
+problem naming the group and the last record that touched it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ...model import (
     partition_pairs,
 )
 from .records import OffsetsRecord
+from .share_streams_state import ShareGroupState, StreamsGroupState, put_record
 
 __all__ = ["ConsumerGroupState", "CurrentAssignment", "GroupRebuild", "RecordedMember",
            "check_group", "rebuild_groups"]
@@ -101,13 +103,6 @@ def _plain(fields: Mapping[str, Any]) -> dict[str, Any]:
             for name, value in fields.items()}
 
 
-def _put(table: dict[Any, Any], key: Any, value: Any) -> None:
-    if value is None:
-        table.pop(key, None)  # tombstone
-    else:
-        table[key] = value
-
-
 _MEMBER_FIELDS = tuple(f.name for f in dataclasses.fields(RecordedMember)
                        if f.name != "subscribed_topic_names")
 
@@ -118,11 +113,14 @@ class GroupRebuild:
     Beside the consumer-protocol groups it keeps, per classic group, its last group metadata
     value (``classic``; None once a tombstone deleted the group) and, per group of either kind,
     its committed offsets (``committed``: ``(topic, partition)`` -> offset; a tombstone deletes
-    one). :mod:`.snapshots` makes group snapshots of all of it.
+    one), and the share and Streams groups (``share``, ``streams``:
+    :mod:`.share_streams_state`). :mod:`.snapshots` makes group snapshots of all of it.
     """
 
     def __init__(self) -> None:
         self.groups: dict[str, ConsumerGroupState] = {}
+        self.share: dict[str, ShareGroupState] = {}
+        self.streams: dict[str, StreamsGroupState] = {}
         self.classic: dict[str, dict[str, Any] | None] = {}
         self.committed: dict[str, dict[tuple[str, int], int]] = {}
 
@@ -135,7 +133,11 @@ class GroupRebuild:
         if record.record_type == "offset_commit":
             self._commit(record.key, record.value)
             return
-        handler = getattr(self, f"_on_{record.record_type}", None)
+        kind = record.record_type or ""
+        if kind.startswith(("ShareGroup", "StreamsGroup")):
+            self._share_streams(kind, record)
+            return
+        handler = getattr(self, f"_on_{kind}", None)
         if handler is None:
             return
         group = self.groups.setdefault(record.key["group_id"],
@@ -145,10 +147,28 @@ class GroupRebuild:
 
     def _commit(self, key: dict[str, Any], value: dict[str, Any] | None) -> None:
         offsets = self.committed.setdefault(key["group"], {})
-        _put(offsets, (key["topic"], key["partition"]), value and value["offset"])
+        put_record(offsets, (key["topic"], key["partition"]), value and value["offset"])
+
+    def _share_streams(self, kind: str, record: OffsetsRecord) -> None:
+        assert record.key is not None
+        group_id = record.key["group_id"]
+        group: ShareGroupState | StreamsGroupState
+        if kind.startswith("ShareGroup"):
+            group = self.share.setdefault(group_id, ShareGroupState(group_id))
+        else:
+            group = self.streams.setdefault(group_id, StreamsGroupState(group_id))
+        group.last_where = record.where
+        group.apply(kind, record.key, record.value)
 
     def states(self) -> list[ConsumerGroupState]:
+        """The consumer-protocol groups, in group id order."""
         return sorted(self.groups.values(), key=lambda g: g.group_id)
+
+    def share_streams_states(self) -> list[ShareGroupState | StreamsGroupState]:
+        """The share and Streams groups, in group id order."""
+        groups: list[ShareGroupState | StreamsGroupState] = [*self.share.values(),
+                                                             *self.streams.values()]
+        return sorted(groups, key=lambda g: g.group_id)
 
     def _names(self, group: ConsumerGroupState, topics: Iterable[dict[str, Any]],
                field_name: str = "partitions") -> tuple[TopicPartition, ...]:
@@ -171,25 +191,25 @@ class GroupRebuild:
 
     def _on_ConsumerGroupMemberMetadata(  # noqa: N802
             self, group: ConsumerGroupState, key: Any, value: Any) -> None:
-        _put(group.members, key["member_id"], value and RecordedMember(
+        put_record(group.members, key["member_id"], value and RecordedMember(
             **{name: value.get(name) for name in _MEMBER_FIELDS},
             subscribed_topic_names=tuple(value.get("subscribed_topic_names") or ())))
 
     def _on_ConsumerGroupTargetAssignmentMember(  # noqa: N802
             self, group: ConsumerGroupState, key: Any, value: Any) -> None:
-        _put(group.target, key["member_id"],
+        put_record(group.target, key["member_id"],
              value and MemberAssignment(self._names(group, value["topic_partitions"])))
 
     def _on_ConsumerGroupCurrentMemberAssignment(  # noqa: N802
             self, group: ConsumerGroupState, key: Any, value: Any) -> None:
-        _put(group.current, key["member_id"], value and CurrentAssignment(
+        put_record(group.current, key["member_id"], value and CurrentAssignment(
             value["member_epoch"], value["previous_member_epoch"], value["state"],
             self._names(group, value["assigned_partitions"]),
             self._names(group, value["partitions_pending_revocation"])))
 
     def _on_ConsumerGroupRegularExpression(  # noqa: N802
             self, group: ConsumerGroupState, key: Any, value: Any) -> None:
-        _put(group.regexes, key["regular_expression"], value and tuple(value["topics"]))
+        put_record(group.regexes, key["regular_expression"], value and tuple(value["topics"]))
 
 
 def rebuild_groups(records: Iterable[OffsetsRecord]) -> list[ConsumerGroupState]:
@@ -200,13 +220,16 @@ def rebuild_groups(records: Iterable[OffsetsRecord]) -> list[ConsumerGroupState]
     return rebuild.states()
 
 
-def check_group(group: ConsumerGroupState) -> list[str]:
+def check_group(group: ConsumerGroupState | ShareGroupState | StreamsGroupState) -> list[str]:
     """The coordinator's invariants this state breaks, one sentence each (empty when none).
 
-    Two are about epochs; that no partition is held twice is assignment validity, so it is the
-    core's one check (:func:`assignframe.metrics.validate_assignment`) on the members' current
-    assignments. Nothing else of validity applies: partitions are unowned while a group
-    reconciles, and a member of a regex subscription lists no topic names.
+    Two are about epochs, for every group type. That no partition of a consumer-protocol group
+    is held twice is assignment validity, so it is the core's one check
+    (:func:`assignframe.metrics.validate_assignment`) on the members' current assignments.
+    Nothing else of validity applies: partitions are unowned while a group reconciles, and a
+    member of a regex subscription lists no topic names. Several members of a share group may
+    hold one partition (no violation); a Streams group's active task has one owner (held:
+    assigned, or still pending revocation).
     """
     if group.deleted:
         return []
@@ -217,10 +240,15 @@ def check_group(group: ConsumerGroupState) -> list[str]:
     # (what Kafka 4.1 writes, tests/cluster/test_offsets_live.py), so that is no violation.
     if epoch is not None and target_epoch is not None and target_epoch > epoch:
         found.append(f"assignment epoch {target_epoch} is ahead of group epoch {epoch}")
-    for member_id, current in sorted(group.current.items()):
-        if target_epoch is not None and current.member_epoch > target_epoch:
-            found.append(f"member {member_id} is at epoch {current.member_epoch}, beyond "
+    member_epochs = {m: c.member_epoch for m, c in group.current.items()}
+    for member_id, member_epoch in sorted(member_epochs.items()):
+        if target_epoch is not None and member_epoch > target_epoch:
+            found.append(f"member {member_id} is at epoch {member_epoch}, beyond "
                          f"the target assignment epoch {target_epoch}")
+    if isinstance(group, StreamsGroupState):
+        return found + _active_held_twice(group)
+    if isinstance(group, ShareGroupState):
+        return found
     held = group.current_assignment()
     everyone = GroupSubscription({m: Member(m, ()) for m in held.assignments}, Cluster({}))
     for tp in validate_assignment(everyone, held).double_owned:
@@ -228,6 +256,15 @@ def check_group(group: ConsumerGroupState) -> list[str]:
         found.append(f"partition {tp.topic}-{tp.partition} is in the current assignment of "
                      + _holders(holders))
     return found
+
+
+def _active_held_twice(group: StreamsGroupState) -> list[str]:
+    holders: dict[str, list[str]] = {}
+    for member_id, current in sorted(group.current.items()):
+        for task in (*current.tasks["active"], *current.pending_revocation["active"]):
+            holders.setdefault(task, []).append(member_id)
+    return [f"active task {task} is held by " + _holders(members)
+            for task, members in holders.items() if len(members) > 1]
 
 
 def _holders(holders: list[str]) -> str:

@@ -6,7 +6,8 @@ as it is) plus ``source`` and the group's ``committed_offsets``. Classic groups 
 last group metadata record (generation, elected protocol, leader, each member's subscription and
 assignment bytes, decoded as a leader reads them); consumer-protocol groups from their KIP-848
 records (group and assignment epochs, members, current and target assignments, member epochs,
-classic members of a mixed group).
+classic members of a mixed group); share and Streams groups from theirs, as the snapshot types
+``inspect`` writes for them (:mod:`.share_streams_snapshots`).
 
 The records do not hold everything a live describe shows, and nothing is made up for it: the
 group's state (None), a consumer group's server assignor when no member asked for one, and, with
@@ -25,7 +26,9 @@ from typing import Any
 from ...model import Cluster, GroupAssignment, Member, MemberAssignment, TopicPartition
 from ...snapshot import CapturedMember, GroupSnapshot, MemberInfo, MemberWire, snapshot_from_wire
 from ...snapshot import snapshot_to_dict as core_snapshot_dict
+from ...snapshot.jsonform import AnySnapshot
 from .group_state import ConsumerGroupState, GroupRebuild
+from .share_streams_snapshots import share_snapshot, streams_snapshot
 
 __all__ = ["RebuiltGroups", "TopicInfo", "offsets_snapshots"]
 
@@ -58,11 +61,17 @@ def offsets_snapshots(rebuild: GroupRebuild, topics: Mapping[str, TopicInfo] | N
     names = {info.topic_id: name for name, info in topics.items() if info.topic_id}
     counts = {name: info.partitions for name, info in topics.items()}
     found = RebuiltGroups()
-    ids = sorted(set(rebuild.classic) | set(rebuild.groups) | set(rebuild.committed))
+    ids = sorted(set(rebuild.classic) | set(rebuild.groups) | set(rebuild.committed)
+                 | set(rebuild.share) | set(rebuild.streams))
     for group_id in ids:
         committed = rebuild.committed.get(group_id, {})
+        snapshot: AnySnapshot | None
         if group_id in rebuild.groups:
             snapshot, why = _consumer(rebuild.groups[group_id], names, counts)
+        elif group_id in rebuild.share:
+            snapshot, why = share_snapshot(rebuild.share[group_id], names, counts)
+        elif group_id in rebuild.streams:
+            snapshot, why = streams_snapshot(rebuild.streams[group_id], counts)
         elif rebuild.classic.get(group_id) is not None:
             snapshot, why = _classic(group_id, rebuild.classic[group_id] or {}, counts)
         else:
