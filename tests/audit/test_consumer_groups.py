@@ -13,7 +13,8 @@ from assignframe.cli.demo import shipped_captures
 
 @pytest.fixture
 def readme_snapshots(tmp_path, capsys):
-    """`assignframe decode capture assignframe/data/captures/*.pcap --json > snapshots.jsonl`"""
+    """The README's `assignframe decode capture assignframe/data/captures/*.pcap
+    assignframe/data/captures/*/*.pcap --json > snapshots.jsonl`"""
     path = tmp_path / "snapshots.jsonl"
     assert main(["decode", "capture", *map(str, shipped_captures()), "--json"]) == 0
     path.write_text(capsys.readouterr().out)
@@ -27,8 +28,9 @@ def test_every_view_counts_the_consumer_group(readme_snapshots, tmp_path, capsys
     assert code == 0
     printed = capsys.readouterr().out
     # the captures: range, sticky, cooperative-sticky (classic); the mock cluster's kip848-demo
-    # and Kafka 4.1's kafka41-uniform and kafka41-range (consumer protocol)
-    assert "audited 6 groups (3 classic, 3 consumer-protocol)" in printed
+    # and Kafka 4.1's kafka41-uniform and kafka41-range (consumer protocol); Kafka 4.3.1's
+    # kafka43-share and kafka43-streams
+    assert "audited 8 groups (3 classic, 3 consumer-protocol, 1 share, 1 Streams)" in printed
     groups = {g["group_id"]: g for g in map(json.loads, _lines(out / "groups.jsonl"))}
     consumer = groups["kip848-demo"]
     assert consumer["group_type"] == "consumer" and consumer["generation"] == 6
@@ -39,9 +41,10 @@ def test_every_view_counts_the_consumer_group(readme_snapshots, tmp_path, capsys
     assert {r["strategy"] for r in rows if r["group_id"] == "kip848-demo"} == {
         "server:uniform", "server:range"}
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["groups"] == 6 and summary["consumer_groups"] == 3
+    assert summary["groups"] == 8 and summary["consumer_groups"] == 3
+    assert (summary["share_groups"], summary["streams_groups"]) == (1, 1)
     page = html.read_text()
-    assert "6 groups (3 classic, 3 consumer-protocol)" in page
+    assert "8 groups (3 classic, 3 consumer-protocol, 1 share, 1 Streams)" in page
     assert "<b>3</b><span>consumer-protocol groups</span>" in page
 
 

@@ -73,7 +73,7 @@ NO_SHARE_OFFSETS = "does not support DescribeShareGroupOffsets: what it answers 
 def test_share_and_streams_groups_are_judged(cluster, capsys, tmp_path):
     """Share and streams groups are listed, described with their own APIs and judged from what
     was read: members, partitions or tasks per member, members behind the assignment epoch or
-    reconciling (Java's golden bodies, counted from Java's JSON view); no snapshot line. The
+    reconciling (Java's golden bodies, counted from Java's JSON view), each a snapshot line. The
     responder has no DescribeShareGroupOffsets: said once (exit 1), the backlog unknown."""
     loop = cluster().add(classic_group(), kip848_group("share", "share-a"),
                          kip848_group("streams", "streams-a"))
@@ -115,8 +115,10 @@ def test_share_and_streams_groups_are_judged(cluster, capsys, tmp_path):
     assert f"{len(reconciling)} member(s) reconciling" in "; ".join(streams_v["problems"])
     assert verdicts[CLASSIC]["unreadable"] is None and verdicts[CLASSIC]["members"] == 3
     assert verdicts[CLASSIC]["partitions"] == 9 and verdicts[CLASSIC]["spread"] == 0
-    snapshots = (tmp_path / "snapshots.jsonl").read_text().splitlines()
-    assert [json.loads(s)["group_id"] for s in snapshots] == [CLASSIC]
+    snapshots = [json.loads(s) for s in (tmp_path / "snapshots.jsonl").read_text().splitlines()]
+    # every group with members is a snapshot line the audit reads, whatever its type
+    assert sorted((s["group_id"], s.get("group_type")) for s in snapshots) == sorted(
+        [(CLASSIC, "classic"), ("share-a", "share"), ("streams-a", "streams")])
     # the table: the judged groups with problems first, never "not judged"
     assert "not judged" not in out
     assert out.index("share-a") < out.index(CLASSIC) and out.index("streams-a") < \
@@ -127,10 +129,10 @@ def test_share_and_streams_type_filter(cluster, capsys):
     """--type share reads the share group only: no other describe API is sent."""
     loop = cluster().add(classic_group(), kip848_group("share", "share-a"),
                          kip848_group("streams", "streams-a"))
-    code, _, err = _inspect(capsys, loop, "--type", "share", "--json")
-    assert code == 1 and len(err) == 2 and err[1].endswith(NO_SHARE_OFFSETS)
-    assert err[0].startswith("assignframe: note: 1 share/Streams group(s) judged but not "
-                             "written as snapshot lines") and err[0].endswith(": share-a")
+    code, out, err = _inspect(capsys, loop, "--type", "share", "--json")
+    assert code == 1 and len(err) == 1 and err[0].endswith(NO_SHARE_OFFSETS)
+    (line,) = [json.loads(x) for x in out.splitlines()]  # the share group's snapshot line
+    assert (line["group_type"], line["group_id"]) == ("share", "share-a")
     sent = {api for _, api, _, _ in loop.log}
     assert "ShareGroupDescribe" in sent
     assert not sent & {"DescribeGroups", "StreamsGroupDescribe", "ConsumerGroupDescribe"}

@@ -167,20 +167,22 @@ def streams_target(described: list[dict[str, Any]], epoch: int, members: set[str
 
 def tasks_seen(epochs: Iterable[StreamsEpoch], described: Iterable[Mapping[str, Any]]
                ) -> dict[str, int]:
-    """Sub-topology -> its tasks as the whole capture shows them (the highest partition any
-    member held, was given or was described with, + 1)."""
+    """Sub-topology -> its tasks as the whole capture shows them: the highest partition any
+    member held, was given or was described with, + 1, when every partition below it was seen
+    too (a sub-topology whose tasks the capture does not show from 0 up, as a corrupt one's
+    2147483647 would not, is left unsized)."""
     held: list[MemberTasks] = []
     for epoch in epochs:
         held += [m.tasks for m in epoch.members.values()] + list((epoch.target or {}).values())
     for answer in described:
         held += [t for m in (answer.get("members") or {}).values()
                  for t in (m["current"], m["target"])]
-    seen: dict[str, int] = {}
+    seen: dict[str, set[int]] = {}
     for tasks in held:
         for kind in TASK_KINDS:
             for subtopology, partition in getattr(tasks, kind):
-                seen[subtopology] = max(seen.get(subtopology, 0), partition + 1)
-    return seen
+                seen.setdefault(subtopology, set()).add(partition)
+    return {s: len(ps) for s, ps in seen.items() if ps == set(range(len(ps)))}
 
 
 def captured_streams_snapshot(epoch: StreamsEpoch, seen: Mapping[str, int]) -> StreamsSnapshot:
@@ -202,7 +204,7 @@ def captured_streams_snapshot(epoch: StreamsEpoch, seen: Mapping[str, int]) -> S
     partitions = {topic: seen[s] for s, topics in subtopologies.items() if s in seen
                   for topic in topics}
     notes = ["partitions of the input topics inferred from the tasks the capture shows "
-             "(highest + 1); "
+             "(highest + 1, when every task below it was seen); "
              "the lag, streams.num.standby.replicas and which sub-topologies keep state are "
              "not read from heartbeats: unknown"]
     if target is None:
