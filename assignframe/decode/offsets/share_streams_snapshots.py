@@ -22,7 +22,7 @@ from ...snapshot.streams import StreamsGroupMember, StreamsSnapshot, label_order
 from ...streams_assignor import TASK_KINDS
 from .share_streams_state import ShareGroupState, StreamsGroupState
 
-__all__ = ["share_snapshot", "streams_snapshot"]
+__all__ = ["recorded_share_snapshot", "recorded_streams_snapshot"]
 
 _NO_STATE = "rebuilt from __consumer_offsets: the records hold no group state"
 _NO_ASSIGNOR = {"share": "the assignor is not in the records (the broker's first of "
@@ -51,8 +51,8 @@ def _counts(topics: Iterable[str], counts: Mapping[str, int], notes: list[str],
     return {t: counts[t] for t in wanted if t in counts}
 
 
-def share_snapshot(state: ShareGroupState, names: Mapping[str, str], counts: Mapping[str, int],
-                   ) -> tuple[ShareSnapshot | None, str]:
+def recorded_share_snapshot(state: ShareGroupState, names: Mapping[str, str],
+                            counts: Mapping[str, int]) -> tuple[ShareSnapshot | None, str]:
     """The share group as its snapshot, or None and why not (deleted, no members)."""
     if state.deleted:
         return None, "deleted (tombstone)"
@@ -99,8 +99,8 @@ def _members(state: ShareGroupState | StreamsGroupState) -> tuple[list[str], lis
                    f"left out: {', '.join(partial)}"] if partial else [])
 
 
-def streams_snapshot(state: StreamsGroupState, counts: Mapping[str, int],
-                     ) -> tuple[StreamsSnapshot | None, str]:
+def recorded_streams_snapshot(state: StreamsGroupState, counts: Mapping[str, int],
+                              ) -> tuple[StreamsSnapshot | None, str]:
     """The Streams group as its snapshot, or None and why not (deleted, no members)."""
     if state.deleted:
         return None, "deleted (tombstone)"

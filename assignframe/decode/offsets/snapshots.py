@@ -28,7 +28,7 @@ from ...snapshot import CapturedMember, GroupSnapshot, MemberInfo, MemberWire, s
 from ...snapshot import snapshot_to_dict as core_snapshot_dict
 from ...snapshot.jsonform import AnySnapshot
 from .group_state import ConsumerGroupState, GroupRebuild
-from .share_streams_snapshots import share_snapshot, streams_snapshot
+from .share_streams_snapshots import recorded_share_snapshot, recorded_streams_snapshot
 
 __all__ = ["RebuiltGroups", "TopicInfo", "offsets_snapshots"]
 
@@ -69,9 +69,9 @@ def offsets_snapshots(rebuild: GroupRebuild, topics: Mapping[str, TopicInfo] | N
         if group_id in rebuild.groups:
             snapshot, why = _consumer(rebuild.groups[group_id], names, counts)
         elif group_id in rebuild.share:
-            snapshot, why = share_snapshot(rebuild.share[group_id], names, counts)
+            snapshot, why = recorded_share_snapshot(rebuild.share[group_id], names, counts)
         elif group_id in rebuild.streams:
-            snapshot, why = streams_snapshot(rebuild.streams[group_id], counts)
+            snapshot, why = recorded_streams_snapshot(rebuild.streams[group_id], counts)
         elif rebuild.classic.get(group_id) is not None:
             snapshot, why = _classic(group_id, rebuild.classic[group_id] or {}, counts)
         else:
