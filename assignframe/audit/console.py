@@ -31,8 +31,9 @@ def print_summary(summary: Mapping[str, Any], console: Console, out_dir: str) ->
     for name, figures in summary["strategies"].items():
         if figures.get("with_note"):
             console.print(
-                f"  [yellow]{escape(name)}:[/yellow] {figures['with_note']:,} group(s) replayed "
-                "with something unknown (the rows' note says what)"
+                f"  [yellow]{escape(name)}:[/yellow] {figures['with_note']:,} group(s) with a "
+                "note on the replay (what it could not know, or how it compares with the "
+                "broker's: the rows' note says)"
             )
     console.print(f"rows, groups, migration.csv, summary and malformed rows in {escape(out_dir)}")
 
@@ -109,8 +110,10 @@ def migration_lines(summary: Mapping[str, Any], out_dir: str | None = None) -> l
 
 
 def _strategy_table(summary: Mapping[str, Any]) -> Table:
-    table = Table(title="per strategy (replayed on every group)", title_justify="left")
+    table = Table(title="per strategy (replayed on the groups that can run it)",
+                  title_justify="left")
     columns = (
+        ("groups", "groups"),
         ("recommended", "recommended"),
         ("errors", "errors"),
         ("invalid", "invalid"),
@@ -126,6 +129,7 @@ def _strategy_table(summary: Mapping[str, Any]) -> Table:
     current = summary["current"]
     table.add_row(
         "(current)",
+        f"{summary.get('groups', 0):,}",
         "",
         "",
         f"{current.get('invalid_groups', 0):,}",
@@ -136,7 +140,8 @@ def _strategy_table(summary: Mapping[str, Any]) -> Table:
         "",
     )
     for name, stats in summary["strategies"].items():
-        table.add_row(escape(name), *(_fmt(stats.get(key)) for key, _ in columns))
+        if stats.get("groups"):  # a strategy no group could run (share groups only): no row
+            table.add_row(escape(name), *(_fmt(stats.get(key)) for key, _ in columns))
     return table
 
 

@@ -108,7 +108,8 @@ def _metrics(snapshot: ShareSnapshot | StreamsSnapshot, held: Held,
         "partitions_kept": None,
         "partitions_moved": None,
     }
-    if previous is not None:
+    if previous is not None:  # a replay: one assignment, as the broker computes it
+        record["rounds"] = 1
         changes = holder_changes(previous, held)
         record["partitions_kept"], record["partitions_moved"] = (len(changes.kept),
                                                                  len(changes.moved))

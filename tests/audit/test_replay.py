@@ -128,4 +128,4 @@ def test_the_summary_counts_replays_with_a_note_and_the_cli_says_so(tmp_path, ca
         "range": 0,
         "redundant": 1,
     }
-    assert "redundant: 1 group(s) replayed with something unknown" in capsys.readouterr().out
+    assert "redundant: 1 group(s) with a note on the replay" in capsys.readouterr().out
