@@ -139,34 +139,27 @@ class ShareSnapshot:
         """``topic-p`` -> its holders (comma-separated member ids), for the watch history."""
         return {tp_label(tp): ",".join(sorted(ids)) for tp, ids in sorted(self.holders().items())}
 
-    def misplaced(self) -> list[str]:
-        """``member holds topic-p`` for partitions of topics the member does not subscribe to."""
-        return [f"{member_label(m.member_id, m.client_id)} holds {tp_label(tp)}"
-                for m in self.members for tp in m.partitions if tp.topic not in m.subscribed]
-
     def problems(self) -> list[GroupProblem]:
         found: list[GroupProblem] = []
-        if self.unassigned():
-            found.append(GroupProblem(f"{len(self.unassigned())} partition(s) held by no "
-                                      "member: " + listed([tp_label(tp)
-                                                           for tp in self.unassigned()]),
-                                      "unowned"))
-        if self.idle():
-            found.append(GroupProblem(f"{len(self.idle())} idle member(s): " + listed(
-                [member_label(m.member_id, m.client_id) for m in self.idle()]), "idle"))
-        if self.behind():
+        unassigned, idle, behind = self.unassigned(), self.idle(), self.behind()
+        if unassigned:
+            found.append(GroupProblem(f"{len(unassigned)} partition(s) held by no member: "
+                                      + listed([tp_label(tp) for tp in unassigned]), "unowned"))
+        if idle:
+            found.append(GroupProblem(f"{len(idle)} idle member(s): " + listed(
+                [member_label(m.member_id, m.client_id) for m in idle]), "idle"))
+        if behind:
             found.append(GroupProblem(
-                f"{len(self.behind())} member(s) behind assignment epoch "
-                f"{self.assignment_epoch}: " + listed(
-                    [f"{member_label(m.member_id, m.client_id)} at {m.member_epoch}"
-                     for m in self.behind()]), "reconciling"))
+                f"{len(behind)} member(s) behind assignment epoch {self.assignment_epoch}: "
+                + listed([f"{member_label(m.member_id, m.client_id)} at {m.member_epoch}"
+                          for m in behind]), "reconciling"))
         return found + state_problems(self.state)
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form: what was read, then the derived numbers (not read back)."""
+        holders = self.holders()
         return {
             **epoch_group_header("share", self),
-            "assignment_epoch": self.assignment_epoch, "assignor": self.assignor,
             "subscribed": self.subscribed, "topic_ids": self.topic_ids,
             "members": [{"member_id": m.member_id, "client_id": m.client_id,
                          "client_host": m.client_host,
@@ -174,7 +167,7 @@ class ShareSnapshot:
                          "partitions": [[tp.topic, tp.partition] for tp in m.partitions],
                          "backlog": self.member_backlog(m)} for m in self.members],
             "partitions": [{"topic": tp.topic, "partition": tp.partition,
-                            "holders": sorted(self.holders().get(tp, [])),
+                            "holders": sorted(holders.get(tp, [])),
                             "start_offset": b.start_offset, "end_offset": b.end_offset,
                             "lag": b.lag}
                            for tp, b in sorted(self.backlog.items())],

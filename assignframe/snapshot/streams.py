@@ -181,17 +181,17 @@ class StreamsSnapshot:
 
     def problems(self) -> list[GroupProblem]:
         found: list[GroupProblem] = []
-        if self.unassigned():
-            found.append(GroupProblem(f"{len(self.unassigned())} active task(s) held by no "
-                                      "member: " + listed(self.unassigned()), "unowned"))
-        if self.double_active():
-            found.append(GroupProblem(f"{len(self.double_active())} active task(s) held by two "
-                                      "members: " + listed(self.double_active()),
-                                      "double-owned"))
-        if self.idle():
-            found.append(GroupProblem(f"{len(self.idle())} member(s) without active tasks: "
+        unassigned, twice, idle = self.unassigned(), self.double_active(), self.idle()
+        if unassigned:
+            found.append(GroupProblem(f"{len(unassigned)} active task(s) held by no member: "
+                                      + listed(unassigned), "unowned"))
+        if twice:
+            found.append(GroupProblem(f"{len(twice)} active task(s) held by two members: "
+                                      + listed(twice), "double-owned"))
+        if idle:
+            found.append(GroupProblem(f"{len(idle)} member(s) without active tasks: "
                                       + listed([member_label(m.member_id, m.client_id)
-                                                for m in self.idle()]), "idle"))
+                                                for m in idle]), "idle"))
         names = {m.member_id: m.client_id for m in self.members}
         holding = self.not_given_up()
         if holding:
@@ -213,8 +213,7 @@ class StreamsSnapshot:
         """The JSON form: what was read, then the derived numbers (not read back)."""
         return {
             **epoch_group_header("streams", self),
-            "assignment_epoch": self.assignment_epoch, "topology_epoch": self.topology_epoch,
-            "assignor": self.assignor,
+            "topology_epoch": self.topology_epoch,
             "subtopologies": {s: list(t) for s, t in self.subtopologies.items()},
             "stateful": list(self.stateful), "num_standby_replicas": self.num_standby_replicas,
             "topic_partitions": self.partitions,

@@ -15,6 +15,7 @@ it was read (``--bootstrap-server``); partition counts come from Metadata only.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import NamedTuple
 
 from ...model import TopicPartition
 from ...snapshot.share import ShareMember, ShareSnapshot
@@ -34,12 +35,35 @@ _NO_LAG = "end offsets not read: task lag unknown"
 _NO_STANDBYS = "streams.num.standby.replicas not read: unknown"
 
 
-def _unknown_epochs(state: ShareGroupState | StreamsGroupState) -> str:
-    """Why a group with members has no snapshot: an epoch not in the records ("" if none)."""
+class _Snapshottable(NamedTuple):
+    """What a group's snapshot holds: its members (those with both their metadata and current
+    assignment records: what a member is and what it holds at which epoch), a note naming the
+    ones with only one (left out, not filled in), and its two epochs."""
+
+    ids: list[str]
+    notes: list[str]
+    group_epoch: int
+    assignment_epoch: int
+
+
+def _snapshottable(state: ShareGroupState | StreamsGroupState) -> _Snapshottable | str:
+    """:class:`_Snapshottable`, or why the group has no snapshot (deleted, no members, an epoch
+    not in the records)."""
+    if state.deleted:
+        return "deleted (tombstone)"
+    both = sorted(set(state.members) & set(state.current))
+    partial = sorted(set(state.members) ^ set(state.current))
+    notes = ([f"member(s) with only one of their metadata and current assignment records, "
+              f"left out: {', '.join(partial)}"] if partial else [])
+    if not both:
+        return "; ".join([f"{state.group_type}, no members (group epoch {state.group_epoch})",
+                          *notes])
     missing = [name for name, value in (("group epoch", state.group_epoch),
                                         ("assignment epoch", state.assignment_epoch))
                if value is None]
-    return f"{state.group_type}, {' and '.join(missing)} not in the records" if missing else ""
+    if state.group_epoch is None or state.assignment_epoch is None:
+        return f"{state.group_type}, {' and '.join(missing)} not in the records"
+    return _Snapshottable(both, notes, state.group_epoch, state.assignment_epoch)
 
 
 def _counts(topics: Iterable[str], counts: Mapping[str, int], notes: list[str],
@@ -54,19 +78,14 @@ def _counts(topics: Iterable[str], counts: Mapping[str, int], notes: list[str],
 def recorded_share_snapshot(state: ShareGroupState, names: Mapping[str, str],
                             counts: Mapping[str, int]) -> tuple[ShareSnapshot | None, str]:
     """The share group as its snapshot, or None and why not (deleted, no members)."""
-    if state.deleted:
-        return None, "deleted (tombstone)"
-    ids, partial = _members(state)
-    if not ids:
-        return None, "; ".join([f"share, no members (group epoch {state.group_epoch})",
-                                *partial])
-    if state.group_epoch is None or state.assignment_epoch is None:
-        return None, _unknown_epochs(state)
+    found = _snapshottable(state)
+    if isinstance(found, str):
+        return None, found
     named = {**names, **state.topic_names}
     unnamed: set[str] = set()
     topic_ids: dict[str, str] = {}
     members = []
-    for member_id in ids:
+    for member_id in found.ids:
         meta, now = state.members[member_id], state.current[member_id]
         held = []
         for topic_id, partition in now.assigned:
@@ -80,50 +99,35 @@ def recorded_share_snapshot(state: ShareGroupState, names: Mapping[str, str],
         members.append(ShareMember(
             member_id, meta.client_id or None, meta.client_host or None, now.member_epoch,
             meta.subscribed_topic_names, tuple(sorted(held))))
-    notes = [_NO_STATE, _NO_ASSIGNOR["share"], _NO_BACKLOG, *partial]
+    notes = [_NO_STATE, _NO_ASSIGNOR["share"], _NO_BACKLOG, *found.notes]
     if unnamed:
         notes.append(f"topic ids not named (no Metadata for them): {', '.join(sorted(unnamed))}")
     subscribed = _counts((t for m in members for t in m.subscribed), counts, notes)
     return ShareSnapshot(
-        state.group_id, None, state.group_epoch, state.assignment_epoch, None, members,
+        state.group_id, None, found.group_epoch, found.assignment_epoch, None, members,
         subscribed, notes=notes, topic_ids=dict(sorted(topic_ids.items()))), ""
-
-
-def _members(state: ShareGroupState | StreamsGroupState) -> tuple[list[str], list[str]]:
-    """The members with both their metadata and current assignment records (what a member is
-    and what it holds at which epoch), and a note naming the ones with only one: they are left
-    out, not filled in."""
-    both = sorted(set(state.members) & set(state.current))
-    partial = sorted(set(state.members) ^ set(state.current))
-    return both, ([f"member(s) with only one of their metadata and current assignment records, "
-                   f"left out: {', '.join(partial)}"] if partial else [])
 
 
 def recorded_streams_snapshot(state: StreamsGroupState, counts: Mapping[str, int],
                               ) -> tuple[StreamsSnapshot | None, str]:
     """The Streams group as its snapshot, or None and why not (deleted, no members)."""
-    if state.deleted:
-        return None, "deleted (tombstone)"
-    ids, partial = _members(state)
-    if not ids:
-        return None, "; ".join([f"streams, no members (group epoch {state.group_epoch})",
-                                *partial])
-    if state.group_epoch is None or state.assignment_epoch is None:
-        return None, _unknown_epochs(state)
+    found = _snapshottable(state)
+    if isinstance(found, str):
+        return None, found
     nothing = {kind: () for kind in TASK_KINDS}
     members = []
-    for member_id in ids:
+    for member_id in found.ids:
         meta, now = state.members[member_id], state.current[member_id]
         members.append(StreamsGroupMember(
             member_id, meta.client_id or None, meta.client_host or None,
             meta.process_id or None, now.member_epoch, dict(now.tasks),
             dict(state.target.get(member_id, nothing))))
-    notes = [_NO_STATE, _NO_ASSIGNOR["streams"], _NO_LAG, _NO_STANDBYS, *partial]
+    notes = [_NO_STATE, _NO_ASSIGNOR["streams"], _NO_LAG, _NO_STANDBYS, *found.notes]
     if state.topology_epoch is None:
         notes.append("no StreamsGroupTopology record: task inputs unknown")
     inputs = [t for topics in state.subtopologies.values() for t in topics]
     snapshot = StreamsSnapshot(
-        state.group_id, None, state.group_epoch, state.assignment_epoch, state.topology_epoch,
+        state.group_id, None, found.group_epoch, found.assignment_epoch, state.topology_epoch,
         None, members, dict(state.subtopologies), notes=notes,
         partitions=_counts(inputs, counts, notes), stateful=state.stateful)
     held = {t for m in members for t in m.tasks.get("active", ())}

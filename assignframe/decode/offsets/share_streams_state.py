@@ -42,6 +42,29 @@ def _epoch(value: Mapping[str, Any] | None, name: str) -> int | None:
     return None if value is None else value[name]
 
 
+@dataclass
+class _EpochGroupState:
+    """What every share and Streams group keeps from its records: the group epoch (its
+    metadata record, whose tombstone deletes the group) and the target assignment epoch."""
+
+    group_id: str
+    group_epoch: int | None = None
+    assignment_epoch: int | None = None
+    deleted: bool = False
+    last_where: str = ""
+
+    def _epochs(self, kind: str, value: Any) -> bool:
+        """Apply a ``Metadata`` or ``TargetAssignmentMetadata`` record (False: another kind)."""
+        if kind == "Metadata":
+            self.deleted = value is None
+            self.group_epoch = _epoch(value, "epoch")
+        elif kind == "TargetAssignmentMetadata":
+            self.assignment_epoch = _epoch(value, "assignment_epoch")
+        else:
+            return False
+        return True
+
+
 @dataclass(frozen=True)
 class ShareRecordedMember:
     """A share group's member as its ShareGroupMemberMetadata record describes it."""
@@ -64,31 +87,23 @@ class ShareCurrentAssignment:
 
 
 @dataclass
-class ShareGroupState:
+class ShareGroupState(_EpochGroupState):
     """A share group as its records leave it; partitions by topic id (:attr:`topic_names` names
     the ones ShareGroupStatePartitionMetadata named)."""
 
-    group_id: str
-    group_epoch: int | None = None
-    assignment_epoch: int | None = None
     members: dict[str, ShareRecordedMember] = field(default_factory=dict)
     target: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
     current: dict[str, ShareCurrentAssignment] = field(default_factory=dict)
     topic_names: dict[str, str] = field(default_factory=dict)
-    deleted: bool = False
-    last_where: str = ""
 
     group_type = "share"
 
     def apply(self, record_type: str, key: Mapping[str, Any], value: Any) -> None:
         """One record of the group, in log order."""
         kind = record_type.removeprefix("ShareGroup")
-        if kind == "Metadata":
-            self.deleted = value is None
-            self.group_epoch = _epoch(value, "epoch")
-        elif kind == "TargetAssignmentMetadata":
-            self.assignment_epoch = _epoch(value, "assignment_epoch")
-        elif kind == "MemberMetadata":
+        if self._epochs(kind, value):
+            return
+        if kind == "MemberMetadata":
             put_record(self.members, key["member_id"], value and ShareRecordedMember(
                 value.get("rack_id"), value.get("client_id"), value.get("client_host"),
                 tuple(value.get("subscribed_topic_names") or ())))
@@ -151,32 +166,24 @@ class StreamsCurrentTasks:
 
 
 @dataclass
-class StreamsGroupState:
+class StreamsGroupState(_EpochGroupState):
     """A Streams group as its records leave it."""
 
-    group_id: str
-    group_epoch: int | None = None
-    assignment_epoch: int | None = None
     topology_epoch: int | None = None
     subtopologies: dict[str, tuple[str, ...]] = field(default_factory=dict)
     stateful: tuple[str, ...] = ()
     members: dict[str, StreamsRecordedMember] = field(default_factory=dict)
     target: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     current: dict[str, StreamsCurrentTasks] = field(default_factory=dict)
-    deleted: bool = False
-    last_where: str = ""
 
     group_type = "streams"
 
     def apply(self, record_type: str, key: Mapping[str, Any], value: Any) -> None:
         """One record of the group, in log order."""
         kind = record_type.removeprefix("StreamsGroup")
-        if kind == "Metadata":
-            self.deleted = value is None
-            self.group_epoch = _epoch(value, "epoch")
-        elif kind == "TargetAssignmentMetadata":
-            self.assignment_epoch = _epoch(value, "assignment_epoch")
-        elif kind == "Topology":
+        if self._epochs(kind, value):
+            return
+        if kind == "Topology":
             self._topology(value)
         elif kind == "MemberMetadata":
             put_record(self.members, key["member_id"], value and StreamsRecordedMember(

@@ -30,6 +30,29 @@ def _flip(data: bytes, rng: random.Random) -> bytes:
     return bytes(buffer)
 
 
+def _fuzzed_timelines(messages: list, targets: list, rng: random.Random) -> tuple[list, int]:
+    """One pass over the capture's ``messages``: half the ``targets`` bodies and a fifth of the
+    requests with flipped bytes, each decoded (it must decode or be one codec error) and the
+    decoded ones built into timelines; returns the groups and how many did not decode."""
+    builder = ConsumerTimelineBuilder()
+    undecodable = 0
+    for message in messages:
+        frame = message.frame
+        if message in targets and rng.random() < 0.5:
+            frame = dataclasses.replace(frame, body=_flip(frame.body, rng))
+        if frame.request is not None and rng.random() < 0.2:
+            request = dataclasses.replace(frame.request, body=_flip(frame.request.body, rng))
+            frame = dataclasses.replace(frame, request=request)
+        fuzzed = read_message(frame)
+        assert fuzzed is not None
+        if fuzzed.error:
+            undecodable += 1
+            assert fuzzed.error.split(":")[0].endswith("Error")
+            continue
+        builder.add(fuzzed)
+    return builder.finish(), undecodable
+
+
 def test_fuzzed_heartbeat_bodies_decode_or_are_reported() -> None:
     messages = list(iter_messages(str(SAMPLE), Problems()))
     heartbeats = [m for m in messages if m.kind.startswith("ConsumerGroupHeartbeat")]
@@ -37,22 +60,9 @@ def test_fuzzed_heartbeat_bodies_decode_or_are_reported() -> None:
     rng = random.Random("kip848-heartbeats")
     undecodable = 0
     for _ in range(30):
-        builder = ConsumerTimelineBuilder()
-        for message in messages:
-            frame = message.frame
-            if message in heartbeats and rng.random() < 0.5:
-                frame = dataclasses.replace(frame, body=_flip(frame.body, rng))
-            if frame.request is not None and rng.random() < 0.2:
-                request = dataclasses.replace(frame.request, body=_flip(frame.request.body, rng))
-                frame = dataclasses.replace(frame, request=request)
-            fuzzed = read_message(frame)
-            assert fuzzed is not None
-            if fuzzed.error:
-                undecodable += 1
-                assert fuzzed.error.split(":")[0].endswith("Error")
-                continue
-            builder.add(fuzzed)
-        for group in builder.finish():
+        groups, failed = _fuzzed_timelines(messages, heartbeats, rng)
+        undecodable += failed
+        for group in groups:
             for snapshot in group.snapshots:
                 assert snapshot.group_type == "consumer"
     assert undecodable > 0  # the fuzzing did reach the codec's error paths
@@ -106,22 +116,8 @@ def test_fuzzed_streams_heartbeats_and_describes_decode_or_are_reported() -> Non
     rng = random.Random("kip1071-streams")
     undecodable = 0
     for _ in range(30):
-        builder = ConsumerTimelineBuilder()
-        for message in messages:
-            frame = message.frame
-            if message in streams and rng.random() < 0.5:
-                frame = dataclasses.replace(frame, body=_flip(frame.body, rng))
-            if frame.request is not None and rng.random() < 0.2:
-                request = dataclasses.replace(frame.request, body=_flip(frame.request.body, rng))
-                frame = dataclasses.replace(frame, request=request)
-            fuzzed = read_message(frame)
-            assert fuzzed is not None
-            if fuzzed.error:
-                undecodable += 1
-                assert fuzzed.error.split(":")[0].endswith("Error")
-                continue
-            builder.add(fuzzed)
-        groups = builder.finish()
+        groups, failed = _fuzzed_timelines(messages, streams, rng)
+        undecodable += failed
         render_consumer_timelines(groups, Console(file=io.StringIO(), width=200))
         for line in streams_epoch_dicts([g for g in groups if g.group_type == "streams"]):
             json.loads(json_line(line))

@@ -234,19 +234,25 @@ def test_a_truncated_share_heartbeat_is_one_clear_error():
                          "(kind=ShareGroupHeartbeatResponse, version=1, path=member_id, offset=7)")
 
 
-def test_a_mangled_share_heartbeat_in_the_capture_is_skipped_and_reported(tmp_path, capsys):
-    """The capture with one ShareGroupHeartbeat response's member id claiming 126 bytes (its
-    body ends first): that answer is skipped with one line naming it, the rest decodes, and
-    decode exits 1 (something skipped)."""
-    response = _first_heartbeat_response()
+def mangled_member_id(capture: Path, response: Any, folder: Path) -> Path:
+    """A copy of ``capture`` in which ``response``'s member id (a compact string) claims 126
+    bytes, more than its body holds."""
     body = response.frame.body
     member_id = response.fields["member_id"].encode()
     at = body.index(member_id) - 1  # the compact string's length byte (length + 1)
     assert body[at] == len(member_id) + 1
-    raw = CAPTURE.read_bytes()
+    raw = capture.read_bytes()
     assert raw.count(body) == 1
-    mangled = tmp_path / "mangled.pcap"
+    mangled = folder / "mangled.pcap"
     mangled.write_bytes(raw.replace(body, body[:at] + bytes([0x7F]) + body[at + 1:]))
+    return mangled
+
+
+def test_a_mangled_share_heartbeat_in_the_capture_is_skipped_and_reported(tmp_path, capsys):
+    """The capture with one ShareGroupHeartbeat response's member id claiming 126 bytes (its
+    body ends first): that answer is skipped with one line naming it, the rest decodes, and
+    decode exits 1 (something skipped)."""
+    mangled = mangled_member_id(CAPTURE, _first_heartbeat_response(), tmp_path)
     assert main(["decode", "capture", str(mangled)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("assignframe: skipped: ShareGroupHeartbeatResponse"

@@ -27,6 +27,7 @@ from assignframe.decode.traffic.messages import read_message
 from assignframe.streams_assignor import TASK_KINDS, task_label
 
 from ..traffic import test_tshark
+from .test_kafka43_share_capture import mangled_member_id
 
 CAPTURES = Path(__file__).resolve().parents[3] / "assignframe" / "data" / "captures" / "streams"
 CAPTURE = CAPTURES / "kafka43_streams_group.pcap"
@@ -267,15 +268,7 @@ def test_a_mangled_streams_heartbeat_in_the_capture_is_skipped_and_reported(tmp_
     """The capture with one StreamsGroupHeartbeat response's member id claiming 126 bytes (its
     body ends first): that answer is skipped with one line naming it, the rest decodes, and
     decode exits 1 (something skipped)."""
-    response = _first_heartbeat_response()
-    body = response.frame.body
-    member_id = response.fields["member_id"].encode()
-    at = body.index(member_id) - 1  # the compact string's length byte (length + 1)
-    assert body[at] == len(member_id) + 1
-    raw = CAPTURE.read_bytes()
-    assert raw.count(body) == 1
-    mangled = tmp_path / "mangled.pcap"
-    mangled.write_bytes(raw.replace(body, body[:at] + bytes([0x7F]) + body[at + 1:]))
+    mangled = mangled_member_id(CAPTURE, _first_heartbeat_response(), tmp_path)
     assert main(["decode", "capture", str(mangled)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(
