@@ -12,7 +12,7 @@ from typing import Any
 
 import assignframe_codec as codec
 
-from ..model import Member, MemberAssignment, SubscriptionMetadata, TopicPartition
+from ..model import Member, MemberAssignment, SubscriptionMetadata, TopicPartition, trusted
 
 __all__ = [
     "WIRE_VERSION",
@@ -62,9 +62,11 @@ def member_from_subscription(
     decoded_user_data: Any,
 ) -> Member:
     """The leader's view of one member: its decoded bytes plus what the join itself carried."""
-    return Member(
+    topics = subscription.topics
+    return trusted(
+        Member,
         member_id=member_id,
-        topics=subscription.topics,
+        topics=topics if type(topics) is tuple else tuple(topics),
         owned_partitions=flatten_partitions(subscription.owned_partitions),
         generation=subscription.generation_id,
         group_instance_id=group_instance_id,
@@ -94,7 +96,8 @@ def member_from_metadata(
     :func:`reads_back_as_is`.
     """
     user_data = metadata.user_data
-    return Member(
+    return trusted(  # topics and partitions from a SubscriptionMetadata: already normalised
+        Member,
         member_id=member_id,
         topics=_java_sorted_topics(metadata.topics),
         owned_partitions=_java_sorted_partitions(metadata.owned_partitions),
@@ -115,7 +118,7 @@ def received_assignment(assignment: MemberAssignment) -> MemberAssignment:
     partitions = wire_order(assignment.partitions)
     if partitions is assignment.partitions:
         return assignment
-    return MemberAssignment(partitions, assignment.user_data)
+    return trusted(MemberAssignment, partitions=partitions, user_data=assignment.user_data)
 
 
 def wire_order(partitions: tuple[TopicPartition, ...]) -> tuple[TopicPartition, ...]:
@@ -173,7 +176,11 @@ def decode_member_assignment(data: bytes) -> MemberAssignment:
 
 def member_assignment(decoded: codec.Assignment) -> MemberAssignment:
     """The model's assignment of a decoded ConsumerProtocolAssignment."""
-    return MemberAssignment(flatten_partitions(decoded.assigned_partitions), decoded.user_data)
+    return trusted(
+        MemberAssignment,
+        partitions=flatten_partitions(decoded.assigned_partitions),
+        user_data=decoded.user_data,
+    )
 
 
 def _pair_tuples(partitions: Iterable[TopicPartition]) -> list[tuple[str, int]]:

@@ -3,13 +3,15 @@ wire mapping, :mod:`assignframe.classic.wire`, the one reader of ConsumerProtoco
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import itertools
+import operator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..classic import wire
 from ..errors import CodecError, MalformedSnapshot
-from ..model import Cluster, GroupAssignment, Member, MemberAssignment
+from ..model import Cluster, GroupAssignment, Member, MemberAssignment, TopicPartition
 from .group_snapshot import GroupSnapshot, MemberInfo, MemberWire
 from .schema import merge_notes
 
@@ -83,13 +85,24 @@ def snapshot_from_wire(
 def _member_from_bytes(where: str, captured: CapturedMember) -> Member:
     if captured.wire.subscription is None:
         raise MalformedSnapshot(f"{where}: no subscription seen")
+    return _member_from_subscription(
+        where,
+        captured.member_id,
+        captured.group_instance_id,
+        captured.wire.subscription,
+        captured.subscription,
+    )
+
+
+def _member_from_subscription(
+    where: str, member_id: str, instance_id: str | None, data: bytes, decoded: Any = None
+) -> Member:
+    """The member the subscription bytes ``data`` say (``decoded``: when the caller has them)."""
     try:
-        decoded = captured.subscription or wire.decode_subscription(captured.wire.subscription)
+        decoded = decoded or wire.decode_subscription(data)
     except CodecError as exc:
         raise MalformedSnapshot(f"{where} subscription: {exc}") from None
-    return wire.member_from_subscription(
-        captured.member_id, decoded, captured.group_instance_id, None
-    )
+    return wire.member_from_subscription(member_id, decoded, instance_id, None)
 
 
 def _assignment_from_bytes(where: str, data: bytes | None, decoded: Any = None
@@ -110,17 +123,23 @@ def _cluster(
     """Partition counts; a count the input does not give is inferred from what members hold."""
     if not isinstance(counts, Mapping):
         raise MalformedSnapshot("topic_partitions is not a mapping")
-    seen: dict[str, int] = {}
-    for tp in _held_or_claimed(members, current):
-        seen[tp.topic] = max(seen.get(tp.topic, 0), tp.partition + 1)
     known = {t: n for t, n in counts.items() if isinstance(n, int) and not isinstance(n, bool)}
+    seen: dict[str, int] = {}
+    if not known.keys() >= set(map(_topic, _held_or_claimed(members, current))):  # (rare)
+        for tp in _held_or_claimed(members, current):
+            seen[tp.topic] = max(seen.get(tp.topic, 0), tp.partition + 1)
     inferred = sorted(t for t in seen if t not in known)
     notes = [f"partition count of {t} not captured; inferred {seen[t]}" for t in inferred]
     return Cluster({**{t: seen[t] for t in inferred}, **known}), notes
 
 
-def _held_or_claimed(members: Mapping[str, Member], current: Mapping[str, MemberAssignment]):
-    for member in members.values():
-        yield from member.owned_partitions
-    for assignment in current.values():
-        yield from assignment.partitions
+_topic = operator.itemgetter(0)
+
+
+def _held_or_claimed(
+    members: Mapping[str, Member], current: Mapping[str, MemberAssignment]
+) -> Iterator[TopicPartition]:
+    return itertools.chain(
+        itertools.chain.from_iterable(member.owned_partitions for member in members.values()),
+        itertools.chain.from_iterable(assignment.partitions for assignment in current.values()),
+    )

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import MalformedSnapshot
-from ..model import GroupAssignment, Member, MemberAssignment, partition_pairs
-from .from_wire import CapturedMember, _assignment_from_bytes, _cluster, _member_from_bytes
+from ..model import GroupAssignment, Member, MemberAssignment, partition_pairs, trusted
+from .from_wire import _assignment_from_bytes, _cluster, _member_from_subscription
 from .group_snapshot import _UNKNOWN_MEMBER, GroupSnapshot, MemberInfo, MemberWire
 from .schema import (
     COMPATIBLE_SCHEMAS,
@@ -163,14 +163,18 @@ def _read_members(group_id: str, members_raw: list[Any]) -> _ReadMembers:
         where = f"group {group_id!r}: member {member_id!r}"
         read.members[member_id], subscription_bytes = _member(where, member_id, raw)
         read.current[member_id], assignment_bytes, note = _assignment(where, member_id, raw)
-        read.wire[member_id] = MemberWire(subscription_bytes, assignment_bytes)
+        read.wire[member_id] = trusted(
+            MemberWire, subscription=subscription_bytes, assignment=assignment_bytes
+        )
         info = _member_info(raw)
         if info != _UNKNOWN_MEMBER:
             read.info[member_id] = info
         target = raw.get("target")
         if isinstance(target, Mapping):
-            read.target[member_id] = MemberAssignment(
-                partition_list(where, target.get("partitions") or [])
+            read.target[member_id] = trusted(
+                MemberAssignment,
+                partitions=partition_list(where, target.get("partitions") or []),
+                user_data=None,
             )
         if note:
             read.notes.append(note)
@@ -180,7 +184,8 @@ def _read_members(group_id: str, members_raw: list[Any]) -> _ReadMembers:
 def _member_info(raw: Mapping[str, Any]) -> MemberInfo:
     member_type = raw.get("member_type")
     protocols = raw.get("protocols")
-    return MemberInfo(
+    return trusted(  # each field checked here, protocols a tuple
+        MemberInfo,
         client_id=text_or_none(raw.get("client_id")),
         client_host=text_or_none(raw.get("client_host")),
         client_software=text_or_none(raw.get("client_software")),
@@ -199,8 +204,7 @@ def _member(where: str, member_id: str, raw: Mapping[str, Any]) -> tuple[Member,
     instance_id = raw.get("group_instance_id")
     data = bytes_from_hex(where, "subscription", subscription.get("hex"))
     if data is not None:
-        captured = CapturedMember(member_id, instance_id, MemberWire(data))
-        return _member_from_bytes(where, captured), data
+        return _member_from_subscription(where, member_id, instance_id, data), data
     return _member_from_fields(where, member_id, subscription, instance_id), None
 
 
@@ -231,4 +235,4 @@ def _assignment(
     if data:
         return _assignment_from_bytes(where, data), data, None
     partitions = partition_list(where, assignment.get("partitions") or [])
-    return MemberAssignment(partitions), data, None
+    return trusted(MemberAssignment, partitions=partitions, user_data=None), data, None
