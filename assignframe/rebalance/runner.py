@@ -53,7 +53,6 @@ from ..classic.protocol import (
     leader_member_undecoded,
     member_rebalance_protocol,
     revoked_at_sync,
-    state_at_join,
     subscription_bytes,
 )
 from ..model import (
@@ -68,6 +67,7 @@ from ..model import (
 )
 from ..plugins.manager import PluginManager, get_plugin_manager
 from ..strategy import Strategy
+from .member_hooks import MemberHooks
 from .rounds import (
     Consumer,
     EncodedOnRead,
@@ -184,8 +184,9 @@ class GroupRunner:
         name = strategy or self.default_strategies[0]
         own = options or {}
         fresh = MemberState()
+        hooks = MemberHooks(self._pm)
         self._states = {
-            member_id: self._pm.on_assignment(
+            member_id: hooks.on_assignment(
                 self._strategy(name, own.get(member_id)),
                 _as_received(received),
                 generation,
@@ -371,20 +372,18 @@ class GroupRunner:
     def _join_all(self, joining: Sequence[Consumer], protocol_name: str) -> list[Join]:
         """Every consumer's join; members that left lose their state (a new id starts fresh)."""
         self._states = {c.member_id: self._states.get(c.member_id, MemberState()) for c in joining}
-        return [self._join(c, self._strategy(protocol_name, c.options)) for c in joining]
+        hooks = MemberHooks(self._pm)
+        return [self._join(c, self._strategy(protocol_name, c.options), hooks) for c in joining]
 
-    def _join(self, consumer: Consumer, strategy: Strategy) -> Join:
+    def _join(self, consumer: Consumer, strategy: Strategy, hooks: MemberHooks) -> Join:
         protocol = self._rebalance_protocol(consumer)
         state = self._states[consumer.member_id]
         if consumer.subscription is not None:
             claimed = claimed_state(state, consumer.subscription)
             return Join(consumer, strategy, protocol, claimed, consumer.subscription)
         # The hook sees the state before the join: user data may carry what the member owned.
-        metadata = self._pm.subscription_metadata(
-            strategy, consumer.topics, state, consumer.rack, protocol
-        )
+        metadata, joined = hooks.join(strategy, consumer.topics, state, consumer.rack, protocol)
         subscription = subscription_bytes(metadata) if self.wire else None
-        joined = state_at_join(state, consumer.topics, protocol)
         return Join(consumer, strategy, protocol, joined, subscription, metadata)
 
     def _rebalance_protocol(self, consumer: Consumer) -> RebalanceProtocol:
@@ -447,7 +446,7 @@ class GroupRunner:
         """Each consumer reads its bytes and updates its state; returns cooperative revocations."""
         revoked: dict[str, tuple[TopicPartition, ...]] = {}
         sent_to, states = assignment.assignments, self._states
-        on_assignment = self._pm.on_assignment
+        on_assignment = MemberHooks(self._pm).on_assignment
         for join in joins:
             member_id, state = join.consumer.member_id, join.state
             sent = sent_to[member_id]
