@@ -366,3 +366,27 @@ def test_a_plugin_implementing_a_hook_or_monitoring_ends_the_shortcut():
     assert manager.default_hooks(strategy) == frozenset()
     manager.subscription_metadata(strategy, ("t",), MemberState())
     assert seen == ["subscription_metadata"]
+
+
+@pytest.mark.parametrize(
+    ("partitions", "problem"),
+    [
+        ((("t", 0), ("t", 1)), None),
+        ((), None),
+        ((("t", 0), (7, 1)), "for member 'b' a partition TopicPartition(topic=7, partition=1)"),
+        ((("t", True),), "for member 'b' a partition TopicPartition(topic='t', partition=True)"),
+        ((("t", 1.0),), "for member 'b' a partition TopicPartition(topic='t', partition=1.0)"),
+    ],
+)
+def test_check_group_assignment_names_the_first_partition_the_wire_cannot_take(
+    partitions, problem
+):
+    from assignframe.plugins.validation import check_group_assignment
+
+    group = GroupSubscription({m: Member(m, ("t",)) for m in "ab"}, Cluster({"t": 2}))
+    result = GroupAssignment.from_partitions({"a": [("t", 0)], "b": partitions})
+    found = check_group_assignment(result, group)
+    if problem is None:
+        assert found is None
+    else:
+        assert found == f"{problem} that is not TopicPartition(str, int)"

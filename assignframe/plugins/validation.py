@@ -6,11 +6,14 @@ Whether an assignment is *good* (each partition owned once, only by subscribers)
 
 from __future__ import annotations
 
+from operator import countOf, itemgetter
 from typing import Any
 
 from ..model import GroupAssignment, GroupSubscription, MemberAssignment, TopicPartition
 
 __all__ = ["check_group_assignment"]
+
+_topic, _number = itemgetter(0), itemgetter(1)
 
 
 def check_group_assignment(result: Any, group: GroupSubscription) -> str | None:
@@ -44,8 +47,15 @@ def _member_assignment_problem(assignment: Any) -> str | None:
         return f"a {type(assignment).__name__} instead of a MemberAssignment"
     if assignment.user_data is not None and not isinstance(assignment.user_data, bytes):
         return f"user_data of type {type(assignment.user_data).__name__} instead of bytes"
-    for partition in assignment.partitions:
-        # One pass of cheap type checks: these values go straight into the wire encoder.
+    partitions = assignment.partitions
+    size = len(partitions)
+    if (  # the usual case, three C-level scans: every value as the wire encoder needs it
+        countOf(map(type, partitions), TopicPartition) == size
+        and countOf(map(type, map(_topic, partitions)), str) == size
+        and countOf(map(type, map(_number, partitions)), int) == size
+    ):
+        return None
+    for partition in partitions:  # name the first that is not
         if not (
             type(partition) is TopicPartition
             and type(partition.topic) is str
