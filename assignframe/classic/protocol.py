@@ -258,15 +258,14 @@ def leader_member_from_metadata(
     return _keeping(member, user_data)
 
 
-@functools.lru_cache(_CODEC_CACHE_SIZE)
 def leader_member_undecoded(
     member_id: str, metadata: SubscriptionMetadata, group_instance_id: str | None
 ) -> Member:
     """:func:`leader_member_from_metadata` for a strategy whose ``decode_user_data`` is the
     default (:meth:`~assignframe.plugins.PluginManager.default_hooks`): the bytes are kept and
-    decode to None, nothing can fail. Equal inputs give one shared (frozen) member, so every
-    such strategy replayed on a group, and each follow-up round, reuses the leader's view of a
-    member instead of rebuilding it (bounded like the codec caches)."""
+    decode to None, nothing can fail. (Not cached: strategies that replay alike share one
+    leader's view already, :meth:`~assignframe.rebalance.runner.GroupRunner.rebalance_alike`;
+    a cache keyed by the metadata found no repeat in a fleet audit and cost a hash per member.)"""
     return wire.member_from_metadata(member_id, metadata, group_instance_id, None)
 
 

@@ -95,6 +95,8 @@ _ALIKE_HOOKS = frozenset(("subscription_metadata", "decode_user_data", "on_assig
 # The codec's functions are pure and their results frozen, so equal bytes are decoded once
 # (bounded: memory stays flat over a fleet): follow-up rounds resend most assignments.
 _decode_member_assignment = functools.lru_cache(2048)(wire.decode_member_assignment)
+#: The state of a consumer that has never been assigned anything (frozen: one serves all).
+_NEW_MEMBER = MemberState()
 
 
 def _as_received(sent: MemberAssignment) -> MemberAssignment:
@@ -183,14 +185,13 @@ class GroupRunner:
         self._next_generation(generation)
         name = strategy or self.default_strategies[0]
         own = options or {}
-        fresh = MemberState()
         hooks = MemberHooks(self._pm)
         self._states = {
             member_id: hooks.on_assignment(
                 self._strategy(name, own.get(member_id)),
                 _as_received(received),
                 generation,
-                fresh,
+                _NEW_MEMBER,
             )
             for member_id, received in assignment.assignments.items()
         }
@@ -371,7 +372,8 @@ class GroupRunner:
 
     def _join_all(self, joining: Sequence[Consumer], protocol_name: str) -> list[Join]:
         """Every consumer's join; members that left lose their state (a new id starts fresh)."""
-        self._states = {c.member_id: self._states.get(c.member_id, MemberState()) for c in joining}
+        states = self._states
+        self._states = {c.member_id: states.get(c.member_id, _NEW_MEMBER) for c in joining}
         hooks = MemberHooks(self._pm)
         return [self._join(c, self._strategy(protocol_name, c.options), hooks) for c in joining]
 
