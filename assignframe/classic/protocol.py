@@ -70,11 +70,11 @@ logger = logging.getLogger(__name__)
 
 _PROTOCOL_RANK = {RebalanceProtocol.EAGER: 0, RebalanceProtocol.COOPERATIVE: 1}
 
-# The codec's functions are pure and their results frozen, so equal bytes are decoded once
-# (bounded: memory stays flat over a fleet). Members of a group often send identical
-# subscriptions (EAGER strategies without user data).
+# The codec's functions are pure and their results frozen, so equal subscriptions are encoded
+# once (bounded: memory stays flat over a fleet; equal bytes are decoded once by
+# wire.decode_subscription). Members of a group often send identical subscriptions (EAGER
+# strategies without user data).
 _CODEC_CACHE_SIZE = 2048
-_decode_subscription = functools.lru_cache(_CODEC_CACHE_SIZE)(wire.decode_subscription)
 _encode_unowned_subscription = functools.lru_cache(_CODEC_CACHE_SIZE)(
     wire.encode_subscription_metadata
 )
@@ -170,7 +170,7 @@ def state_at_join(
 def claimed_state(state: MemberState, subscription: bytes) -> MemberState:
     """The state of a member that sent recorded (crafted) ``subscription`` bytes: it owns what
     they claim, in the generation they name; its strategy state is its own, unchanged."""
-    decoded = _decode_subscription(subscription)
+    decoded = wire.decode_subscription(subscription)
     owned = wire.flatten_partitions(decoded.owned_partitions)
     return MemberState(owned, decoded.generation_id, state.strategy_state)
 
@@ -239,7 +239,7 @@ def leader_member(
 ) -> Member:
     """The leader's view of one member from its JoinGroup bytes (the static id comes from the
     join, as on the wire); user data through ``read``."""
-    decoded = _decode_subscription(subscription)
+    decoded = wire.decode_subscription(subscription)
     user_data, value = read(member_id, decoded.user_data, decoded.version)
     member = wire.member_from_subscription(member_id, decoded, group_instance_id, value)
     return _keeping(member, user_data)

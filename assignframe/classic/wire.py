@@ -6,6 +6,7 @@ into strategies.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable
 from typing import Any
@@ -52,7 +53,17 @@ def encode_v0_subscription(topics: Iterable[str], user_data: bytes | None) -> by
 
 
 def decode_subscription(data: bytes) -> codec.Subscription:
-    return codec.decode_subscription(data)
+    """The codec's reading of JoinGroup metadata bytes; equal ``bytes`` are decoded once."""
+    if type(data) is bytes:
+        return _decode_subscription_bytes(data)
+    return codec.decode_subscription(data)  # a bytearray, a memoryview: not hashable as is
+
+
+# The codec's functions are pure and their results frozen, so equal bytes are decoded once
+# (bounded: memory stays flat over a fleet). Members of a group often send identical
+# subscriptions (EAGER strategies without user data): 671 distinct among the 6,093 members of
+# 500 generated groups (audit.synthetic).
+_decode_subscription_bytes = functools.lru_cache(2048)(codec.decode_subscription)
 
 
 def member_from_subscription(
