@@ -292,7 +292,9 @@ def identify_clients(
 
     :param strategy_of: where strategy instances come from (default: a new one each time)
     """
-    installed = {info.name: tuple(info.protocols) for info in pm.strategy_info()}
+    installed = {  # what strategy_info() says of each, without building its StrategyInfo
+        entry.name: tuple(p.value for p in entry.protocols) for entry in pm.registry.entries()
+    }
     reader = _LayoutReader(pm, strategy_of or pm.strategy)
     members = {member_id: _identify(snapshot, member_id, reader) for member_id in snapshot.members}
     return GroupClients(members, installed)

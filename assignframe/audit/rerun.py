@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..metrics import metrics_record
-from ..model import GroupAssignment
+from ..model import GroupAssignment, Member, trusted
 from ..plugins.manager import PluginManager
 from ..rebalance.preferences import MemberPreferences, member_preferences
 from ..rebalance.runner import Consumer, GroupRunner, Rebalance, alike_groups
@@ -196,10 +196,7 @@ def _replay_alike(
     preferences: Mapping[str, MemberPreferences],
 ) -> dict[str, StrategyOutcome]:
     runner = GroupRunner(names[0], cluster=snapshot.cluster, pm=context.pm, wire=False)
-    consumers = [
-        Consumer(m.member_id, m.topics, (), m.rack, m.group_instance_id)
-        for m in snapshot.members.values()
-    ]
+    consumers = [_consumer(m, (), {}) for m in snapshot.members.values()]
     runner.adopt(snapshot.current, max(snapshot.generation, 1))
     played = runner.rebalance_alike(names, consumers, lags=snapshot.lags)
     return {
@@ -226,20 +223,28 @@ def _replay(
         return StrategyOutcome(strategy, metrics, target)
     runner = GroupRunner(strategy, cluster=snapshot.cluster, pm=context.pm, wire=False)
     preferences = preferences or _preferences(snapshot, strategy, context)
+    options = preferences.options
     consumers = [
-        Consumer(
-            m.member_id,
-            m.topics,
-            (strategy,),
-            m.rack,
-            m.group_instance_id,
-            options=preferences.options.get(m.member_id, {}),
-        )
+        _consumer(m, (strategy,), dict(options.get(m.member_id) or {}))
         for m in snapshot.members.values()
     ]
     runner.adopt(snapshot.current, max(snapshot.generation, 1), options=preferences.options)
     result = runner.rebalance(consumers, lags=snapshot.lags)
     return _outcome(snapshot, strategy, result, preferences)
+
+
+def _consumer(member: Member, strategies: tuple[str, ...], options: dict[str, Any]) -> Consumer:
+    """The consumer that replays ``member`` (its topics a tuple already: a Member's)."""
+    return trusted(
+        Consumer,
+        member_id=member.member_id,
+        topics=member.topics,
+        strategies=strategies,
+        rack=member.rack,
+        group_instance_id=member.group_instance_id,
+        subscription=None,
+        options=options,
+    )
 
 
 def _outcome(
