@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -92,9 +91,6 @@ DEFAULT_MAX_FOLLOWUPS = 10
 #: The hooks :meth:`GroupRunner.rebalance_alike` needs to be assignframe's defaults.
 _ALIKE_HOOKS = frozenset(("subscription_metadata", "decode_user_data", "on_assignment"))
 
-# The codec's functions are pure and their results frozen, so equal bytes are decoded once
-# (bounded: memory stays flat over a fleet): follow-up rounds resend most assignments.
-_decode_member_assignment = functools.lru_cache(2048)(wire.decode_member_assignment)
 #: The state of a consumer that has never been assigned anything (frozen: one serves all).
 _NEW_MEMBER = MemberState()
 
@@ -455,7 +451,7 @@ class GroupRunner:
             if not self.wire and wire.reads_back_as_is(sent.user_data):
                 received = wire.received_assignment(sent)
             else:
-                received = _decode_member_assignment(assignment_bytes[member_id])
+                received = wire.decode_member_assignment(assignment_bytes[member_id])
             states[member_id] = on_assignment(join.strategy, received, generation, state)
             lost = revoked_at_sync(join.protocol, state.owned_partitions, received.partitions)
             if lost:
