@@ -11,6 +11,8 @@ One truth for what the simulator and the audit predict about a consumer-protocol
   conversion cannot represent), or None.
 * :func:`converted_members`: the members of a classic group converted online (each STABLE at
   the generation with what its Assignment gave it).
+* :func:`predict_upgrade_handover`: the figures of :func:`predict_handover` for a group just
+  converted online (worked out without playing it when the group allows).
 * :func:`predict_handover`: how members reach a new target heartbeat by heartbeat, each
   reconciled at every heartbeat exactly as Kafka's coordinator does
   (:mod:`assignframe.kip848.reconcile`, played in time by
@@ -41,7 +43,14 @@ from ..server_assignor import (
     ServerTopic,
 )
 from .chain import Current, target_after
-from .convergence import JAVA_CLIENT, ClientBehaviour, Convergence, converge
+from .convergence import (
+    JAVA_CLIENT,
+    ClientBehaviour,
+    Convergence,
+    UpgradeHandover,
+    converge,
+    upgrade_handover,
+)
 from .reconcile import ConsumerGroupMember, ConsumerMemberState
 
 __all__ = [
@@ -50,6 +59,7 @@ __all__ = [
     "choose_server_assignor",
     "converted_members",
     "predict_handover",
+    "predict_upgrade_handover",
     "server_spec",
     "target_assignment",
     "target_from_spec",
@@ -294,4 +304,39 @@ def predict_handover(
         {t: t for t in group.cluster.partitions_per_topic},
         behaviour,
         start_ms,
+    )
+
+
+def predict_upgrade_handover(
+    group: GroupSubscription,
+    owned: GroupAssignment,
+    target: GroupAssignment,
+    epoch: int,
+    behaviour: ClientBehaviour = JAVA_CLIENT,
+) -> UpgradeHandover:
+    """How the classic group converted online at ``epoch`` (:func:`converted_members`, its
+    clients owning ``owned``) reaches ``target`` at ``epoch + 1``: what
+    :func:`predict_handover` plays, worked out without playing it when every member stays and
+    no partition has two owners or two targets
+    (:func:`~assignframe.kip848.convergence.upgrade_handover`; most audited groups).
+
+    :raises AssignframeError: the group does not converge (see :func:`converge`)
+    """
+    members = group.members
+    if owned.assignments.keys() >= members.keys():  # nobody joins
+        topics = frozenset(group.cluster.partitions_per_topic)
+        quick = upgrade_handover(
+            tuple(members),
+            {m: frozenset(owned.partitions_of(m)) for m in members},
+            {m: frozenset(target.partitions_of(m)) for m in members},
+            {m: topics.intersection(member.topics) for m, member in members.items()},
+            behaviour,
+        )
+        if quick is not None:
+            return quick
+    played = predict_handover(
+        group, converted_members(owned, group, epoch), owned, target, epoch + 1, behaviour
+    )
+    return UpgradeHandover(
+        played.heartbeats, tuple(h.unowned_ms for h in played.handovers), len(played.revoked)
     )
