@@ -380,9 +380,10 @@ def _each_once_to_subscribers(
     """The common case, in C-level set operations: exactly the expected partitions, each once,
     each to a subscriber of its topic."""
     assigned = list(_all_partitions(assignment))
-    if len(assigned) != len(expected) or not expected.issuperset(assigned):
+    if len(assigned) != len(expected):
         return False
-    if len(set(assigned)) != len(assigned):
+    distinct = set(assigned)  # hashed once; comparing two sets reuses the hashes
+    if len(distinct) != len(assigned) or distinct != expected:
         return False
     members = group.members
     if len({member.topics for member in members.values()}) == 1:
