@@ -30,7 +30,6 @@ import functools
 import hashlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from operator import itemgetter
 
 from ..javaorder import Uuid
 from ..model import GroupAssignment, GroupSubscription, MemberAssignment, TopicPartition
@@ -175,18 +174,30 @@ def _targets(
     group: GroupSubscription, spec: ServerGroupSpec, result: ServerAssignment
 ) -> GroupAssignment:
     """The result as the model's assignment: every member, its partitions sorted."""
-    name_of = {tid: t.name for tid, t in spec.topics.items()}
+    tables = {
+        tid: (t.name, _topic_partitions(t.name, t.partitions)) for tid, t in spec.topics.items()
+    }
     held = result.members
     return GroupAssignment(
         {
-            member_id: MemberAssignment(_sorted_partitions(held.get(member_id), name_of))
+            member_id: MemberAssignment(_sorted_partitions(held.get(member_id), tables))
             for member_id in group.members
         }
     )
 
 
+@functools.lru_cache(1024)
+def _topic_partitions(topic: str, count: int) -> tuple[TopicPartition, ...]:
+    """Every partition of ``topic`` (``count`` of them), built once: a group's two targets, and
+    the snapshots of one group's generations, share them."""
+    return tuple([TopicPartition(topic, p) for p in range(count)])
+
+
+_Table = tuple[str, tuple[TopicPartition, ...]]
+
+
 def _sorted_partitions(
-    topics: Mapping[Uuid, Iterable[int]] | None, name_of: Mapping[Uuid, str]
+    topics: Mapping[Uuid, Iterable[int]] | None, tables: Mapping[Uuid, _Table]
 ) -> tuple[TopicPartition, ...]:
     """One member's ``topic id -> partitions`` as TopicPartitions sorted by (topic, partition):
     topic by topic (the ids name distinct topics), each topic's partitions sorted."""
@@ -194,17 +205,29 @@ def _sorted_partitions(
         return ()
     if len(topics) == 1:  # most members of most groups: one topic, no topics to order
         [(tid, partitions)] = topics.items()
-        name = name_of[tid]
-        return tuple([TopicPartition(name, p) for p in sorted(partitions)])
+        return tuple(_named(tables[tid], partitions))
     return tuple(
         [
-            TopicPartition(name, p)
-            for name, partitions in sorted(
-                [(name_of[t], ps) for t, ps in topics.items()], key=itemgetter(0)
+            tp
+            for table, partitions in sorted(
+                [(tables[t], ps) for t, ps in topics.items()], key=_table_name
             )
-            for p in sorted(partitions)
+            for tp in _named(table, partitions)
         ]
     )
+
+
+def _table_name(entry: tuple[_Table, Iterable[int]]) -> str:
+    return entry[0][0]
+
+
+def _named(table: _Table, partitions: Iterable[int]) -> list[TopicPartition]:
+    """``partitions`` of the table's topic, sorted (the topic's own objects when it has them)."""
+    name, known = table
+    ordered = sorted(partitions)
+    if ordered and 0 <= ordered[0] and ordered[-1] < len(known):
+        return list(map(known.__getitem__, ordered))
+    return [TopicPartition(name, p) for p in ordered]
 
 
 def server_spec(
