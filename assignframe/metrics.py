@@ -247,8 +247,8 @@ def _measured(
     strategy of the group assigned. Only the last ``previous`` is kept (with a reference to
     it, so its identity stays unique; one tuple, swapped whole); an assignment is the same
     when every member, in the same order, has the same partitions in the same order, and a
-    group when it has the same cluster, lags, members and their topics and owned partitions
-    (all :func:`round_metrics` reads)."""
+    group when it has the same cluster, lags, members and their topics, and their owned
+    partitions when they counted (all :func:`round_metrics` reads)."""
     global _measured_cache
     if previous is None:
         return round_metrics(group, assignment, None, owners_per_partition, cooperative=True)
@@ -259,7 +259,7 @@ def _measured(
         if (
             owners == owners_per_partition
             and _same_partitions(known, assignment)
-            and _same_measure(known_group, group)
+            and _same_measure(known_group, group, _reads_owned(metrics.validity))
         ):
             return metrics
     metrics = round_metrics(group, assignment, previous, owners_per_partition, cooperative=True)
@@ -277,7 +277,7 @@ def _same_partitions(one: GroupAssignment, other: GroupAssignment) -> bool:
     )
 
 
-def _same_measure(one: GroupSubscription, other: GroupSubscription) -> bool:
+def _same_measure(one: GroupSubscription, other: GroupSubscription, owned: bool) -> bool:
     if one is other:
         return True
     theirs = other.members
@@ -286,10 +286,17 @@ def _same_measure(one: GroupSubscription, other: GroupSubscription) -> bool:
         and (one.lags is other.lags or one.lags == other.lags)
         and tuple(one.members) == tuple(theirs)
         and all(
-            m.topics == theirs[k].topics and m.owned_partitions == theirs[k].owned_partitions
+            m.topics == theirs[k].topics
+            and (not owned or m.owned_partitions == theirs[k].owned_partitions)
             for k, m in one.members.items()
         )
     )
+
+
+def _reads_owned(validity: Validity) -> bool:
+    """Did members' owned partitions count? Only for partitions short of owners (withheld or
+    unowned, :func:`_withheld`): none were, so owned partitions cannot change the measure."""
+    return bool(validity.unowned or validity.withheld)
 
 
 def balance_score(partition_counts: Iterable[int]) -> int:
