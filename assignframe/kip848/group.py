@@ -119,6 +119,9 @@ def upgrade_refusal(assignment: GroupAssignment) -> str | None:
 
 def _held_by_several(assignment: GroupAssignment) -> list[tuple[TopicPartition, list[str]]]:
     """Partitions in more than one member's Assignment, in partition order, with their members."""
+    held = [set(a.partitions) for a in assignment.assignments.values()]
+    if sum(map(len, held)) == len(set().union(*held)):  # nearly every group: none is
+        return []
     owners: dict[TopicPartition, list[str]] = {}
     for member_id in sorted(assignment.assignments):
         for tp in set(assignment.assignments[member_id].partitions):
