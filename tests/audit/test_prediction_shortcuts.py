@@ -45,6 +45,11 @@ def test_one_spec_serves_both_assignors_and_the_handover_shortcut_is_the_converg
                 continue
             epoch = max(snapshot.generation, 0)
             assert predicted_handover(group, owned, target, epoch) == NOTHING_TO_HAND_OVER
+            members = converted_members(owned, group, epoch)
+            convergence = predict_handover(group, members, owned, target, epoch + 1)
+            assert (convergence.heartbeats, convergence.handovers, convergence.revoked) == (
+                NOTHING_TO_HAND_OVER["heartbeats"], (), {}
+            )
             trivial += 1
     assert trivial > 50 and played > 5, (trivial, played)
 
