@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
+from collections.abc import Sequence
 
 from assignframe import ServerGroupSpec
 from assignframe.javaorder import Uuid, hash_set_copy_order, uuid_hash
@@ -128,8 +129,8 @@ def _fresh(
             quota, limit = minimum + 1, len(members)
         fit = min((count - offset) // quota, limit - index)
         if fit:
-            maps = map(dict.fromkeys, itertools.repeat((topic_id,)), _runs(offset, quota, fit))
-            result.update(zip(members[index : index + fit], maps, strict=True))
+            block = map(dict.fromkeys, itertools.repeat((topic_id,)), _runs(offset, quota, fit))
+            result.update(zip(members[index : index + fit], block, strict=True))
             index += fit
             offset += fit * quota
         else:  # the member's run spans topics
@@ -206,7 +207,7 @@ def _unheld_partitions(
     return chunks
 
 
-def _all_held_in_runs(runs: list[tuple[int, ...]], count: int) -> bool:
+def _all_held_in_runs(runs: Sequence[tuple[int, ...]], count: int) -> bool:
     """Whether ``runs``, ordered, are consecutive ranges that hold ``0 .. count - 1`` once each
     (False says nothing: the caller then checks partition by partition)."""
     ordered = tuple(sorted(runs))
