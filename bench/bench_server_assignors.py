@@ -58,6 +58,7 @@ import contextlib
 import gc
 import os
 import random
+import resource
 import select
 import statistics
 import subprocess
@@ -145,6 +146,8 @@ class Call(NamedTuple):
     cpu: float
     #: garbage collections during the call
     gcs: int
+    #: the calling thread's involuntary context switches during it (-1: unknown)
+    preempted: int
     #: CPU time of every thread of the side's process from "go" to its answer, read by the
     #: bench from ``/proc`` (Java: its GC and JIT threads included)
     process_cpu: float
@@ -187,11 +190,13 @@ class Child:
         _, *spec_ns = self.ask("prepare")
         watched = [self] if bystander is None else [self, bystander]
         before = [side.cpu_seconds() for side in watched]
-        _, wall, cpu, gcs, *_ = self.ask("go")
+        _, wall, cpu, gcs, preempted, *_ = self.ask("go")
         used = [side.cpu_seconds() - then for side, then in zip(watched, before, strict=True)]
         other = used[1] if len(used) > 1 else None
         spec: list[float | None] = [int(n) / 1e9 for n in spec_ns] or [None, None]
-        return Call(int(wall) / 1e9, int(cpu) / 1e9, int(gcs), used[0], other, *spec)
+        return Call(
+            int(wall) / 1e9, int(cpu) / 1e9, int(gcs), int(preempted), used[0], other, *spec
+        )
 
     def cpu_seconds(self) -> float:
         return _cpu_seconds(self.process.pid)
@@ -252,13 +257,15 @@ def python_worker() -> None:
         elif words[0] == "go":
             assert assignor is not None and spec is not None
             collections = sum(generation["collections"] for generation in gc.get_stats())
+            switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
             started, started_cpu = time.perf_counter_ns(), time.process_time_ns()
             assignor.assign(spec)
             wall, cpu = time.perf_counter_ns() - started, time.process_time_ns() - started_cpu
+            switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw - switches
             collections = sum(g["collections"] for g in gc.get_stats()) - collections
             gc.unfreeze()
             spec = None
-            answer = f"call {wall} {cpu} {collections}"  # as Java's answer
+            answer = f"call {wall} {cpu} {collections} {switches}"  # as Java's answer
         else:
             return
         print(answer, flush=True)
@@ -356,8 +363,9 @@ def print_row(case: str, ours: list[Call], java: list[Call] | None) -> None:
         if not calls:
             continue
         others = [c.other_cpu for c in calls if c.other_cpu is not None]
+        preempted = sorted(call.preempted for call in calls)
         print(f"      {side:4} medians: process cpu {_ms(_median(calls, 'process_cpu'))}, "
-              f"{_median(calls, 'gcs'):.0f} collections"
+              f"{_median(calls, 'gcs'):.0f} collections, preempted per call {preempted}"
               + (f"; the other side's threads ran {_ms(statistics.median(others))} meanwhile"
                  if others else ""))
     if java and all(call.spec_wall is not None for call in ours):
