@@ -43,8 +43,10 @@ round counted them in; both are printed so neither is hidden).
 
 Python side: member ids are 22-character random ids (the Java client's
 ``Uuid.randomUuid().toString()``), topic ids random ``Uuid``s; the random generator is seeded (Java
-draws its own ids and halves, same shapes). Each call gets a freshly built ``ServerGroupSpec``
-(outside the timing: the spec caches its member order); before each call the garbage of the
+draws its own ids and halves, same shapes). The members (immutable ``ServerMember`` objects) are
+made once per case, as Java's case keeps each member's subscription set and current assignment;
+each call gets a freshly built ``ServerGroupSpec`` over them (outside the timing: the spec caches
+its member order); before each call the garbage of the
 previous one is collected (as Java's side runs ``System.gc()``) and the inputs are frozen out of the
 cyclic collector's reach (``gc.freeze``: long-lived data, like the broker's group state). The String
 hash cache stays warm across calls, as Java's ``String`` keeps its hash in the object.
@@ -129,11 +131,13 @@ def build_case(case: str, scale: float) -> tuple[Callable[[], ServerGroupSpec], 
         member_ids.append(newcomer)
         subscriptions[newcomer] = subscriptions[member_ids[0]]
 
+    # The members (immutable) live as long as the group, as Java's case keeps each member's
+    # subscription set and current assignment; each call gets a fresh spec over them (its member
+    # order, subscription type and lookups are made anew), as Java's gets a fresh GroupSpecImpl.
+    members = {m: ServerMember(m, subscriptions[m], current.get(m, ())) for m in member_ids}
+
     def spec() -> ServerGroupSpec:
-        return ServerGroupSpec(
-            {m: ServerMember(m, subscriptions[m], current.get(m, ())) for m in member_ids},
-            topic_map,
-        )
+        return ServerGroupSpec(members, topic_map)
 
     return spec, assignor
 
