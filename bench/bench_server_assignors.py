@@ -134,10 +134,10 @@ def build_case(case: str, scale: float) -> tuple[Callable[[], ServerGroupSpec], 
     # The members (immutable) live as long as the group, as Java's case keeps each member's
     # subscription set and current assignment; each call gets a fresh spec over them (its member
     # order, subscription type and lookups are made anew), as Java's gets a fresh GroupSpecImpl.
-    members = {m: ServerMember(m, subscriptions[m], current.get(m, ())) for m in member_ids}
+    group = {m: ServerMember(m, subscriptions[m], current.get(m, ())) for m in member_ids}
 
     def spec() -> ServerGroupSpec:
-        return ServerGroupSpec(members, topic_map)
+        return ServerGroupSpec(group, topic_map)
 
     return spec, assignor
 
