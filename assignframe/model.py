@@ -25,6 +25,8 @@ __all__ = [
     "RebalanceProtocol",
     "SubscriptionMetadata",
     "TopicPartition",
+    "count_error",
+    "group_size_error",
     "partition_pairs",
     "partitions_from_pairs",
 ]
@@ -85,6 +87,33 @@ def _set_partitions(owner: object, name: str) -> None:
 
 def _frozen_dict(owner: object, name: str, value: Mapping[Any, Any] | None) -> None:
     object.__setattr__(owner, name, None if value is None else dict(value))
+
+
+#: Partition ids are int32 (0 .. 2**31 - 1), so no topic has more partitions than this.
+MAX_PARTITION_COUNT = 2**31
+#: The most partitions one group's topics may total for the tools to replay or measure it: a
+#: replay holds every partition of the group's topics in memory (about 1 GB at this size), and
+#: a count beyond any real cluster's is almost always a corrupt input, refused before it allocates.
+MAX_GROUP_PARTITIONS = 5_000_000
+
+
+def count_error(value: Any) -> str | None:
+    """Why ``value`` is not a topic's partition count (an integer 0 .. 2**31), or None."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return f"expected a partition count (an integer), got {value!r}"
+    if not 0 <= value <= MAX_PARTITION_COUNT:
+        return (f"a partition count is 0 .. {MAX_PARTITION_COUNT:,} (partition ids are int32), "
+                f"got {value:,}")
+    return None
+
+
+def group_size_error(counts: Mapping[str, int]) -> str | None:
+    """Why a group with these topics (topic -> partition count) is too large to replay, or None."""
+    total = sum(counts.values())
+    if total <= MAX_GROUP_PARTITIONS:
+        return None
+    return (f"its topics total {total:,} partitions; the tools replay groups of at most "
+            f"{MAX_GROUP_PARTITIONS:,}")
 
 
 @dataclass(frozen=True)

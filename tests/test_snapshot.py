@@ -6,6 +6,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import assignframe_codec as codec
 import pytest
 from audit_snapshots import snapshot_row
 
@@ -62,6 +63,19 @@ def test_parquet_map_columns_and_json_text_columns():
             "subscription",
         ),
         (json.dumps(snapshot_row(members=[{"subscription": {}}])), "no member_id"),
+        # a count given but not a count is an error, never dropped and inferred
+        (json.dumps(snapshot_row(topic_partitions={"t": "3"})),
+         r"topic_partitions\['t'\]: expected a partition count \(an integer\), got '3'"),
+        (json.dumps(snapshot_row(topic_partitions={"t": -3})),
+         r"topic_partitions\['t'\]: a partition count is 0 \.\. 2,147,483,648"),
+        # a size no replay can hold, given or inferred from a held partition's number
+        (json.dumps(snapshot_row(topic_partitions={"t": 3, "u": 5_000_000})),
+         "topic_partitions: its topics total 5,000,003 partitions; the tools replay groups of "
+         "at most 5,000,000"),
+        (json.dumps(snapshot_row(topic_partitions={"t": None}, members=[{
+            "member_id": "a", "subscription": {"hex": codec.encode_subscription(["t"]).hex()},
+            "assignment": {"hex": codec.encode_assignment([("t", 2**31 - 1)]).hex()}}])),
+         "its topics total 2,147,483,648 partitions"),
     ],
 )
 def test_malformed_rows(raw, message):

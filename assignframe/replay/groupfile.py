@@ -31,7 +31,7 @@ from ..classic.protocol import UserDataReader
 from ..classic.wire import WIRE_VERSION
 from ..errors import ScenarioError
 from ..jsonview import load_yaml, loads
-from ..model import GroupSubscription, Member, TopicPartition
+from ..model import GroupSubscription, Member, TopicPartition, count_error, group_size_error
 from ..plugins.manager import PluginManager
 from ..snapshot.schema import GROUP_SNAPSHOT_TYPES
 from ..strategy import Strategy
@@ -95,10 +95,15 @@ def _check(document: Any, source: str) -> None:
     if not isinstance(document, dict):
         fail("<top level>", "expected an object")
     counts = document.get("partitions_per_topic")
-    if not isinstance(counts, dict) or not all(
-        isinstance(n, int) and n >= 0 for n in counts.values()
-    ):
+    if not isinstance(counts, dict):
         fail("partitions_per_topic", "expected {topic: partition count}")
+    for topic, n in counts.items():
+        problem = count_error(n)
+        if problem:
+            fail(f"partitions_per_topic[{topic!r}]", problem)
+    too_large = group_size_error(counts)
+    if too_large:
+        fail("partitions_per_topic", too_large)
     if not isinstance(document.get("options", {}) or {}, dict):
         fail("options", "expected an object")
     if document.get("group_type", "classic") not in GROUP_SNAPSHOT_TYPES:

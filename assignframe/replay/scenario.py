@@ -20,7 +20,7 @@ import yaml
 
 from ..errors import ScenarioError
 from ..jsonview import json_lines, load_yaml, loads
-from ..model import Cluster, TopicPartition
+from ..model import Cluster, TopicPartition, count_error, group_size_error
 
 __all__ = [
     "cluster_of",
@@ -177,10 +177,13 @@ def _check_member(member: Any, where: str, path: str) -> None:
 
 
 def _check_partitions_per_topic(value: Any, where: str, path: str) -> None:
-    ok = isinstance(value, dict) and all(
-        isinstance(t, str) and _is_int(n) and n >= 0 for t, n in value.items()
-    )
+    ok = isinstance(value, dict) and all(isinstance(t, str) for t in value)
     _expect(ok, where, path, "expected {topic: partition count}")
+    for topic, n in value.items():
+        problem = count_error(n)
+        _expect(problem is None, where, f"{path}[{topic!r}]", problem or "")
+    too_large = group_size_error(value)
+    _expect(too_large is None, where, path, too_large or "")
 
 
 def _check_racks(value: Any, where: str, path: str) -> None:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ScenarioError
+from ..model import count_error
 
 
 class Where:
@@ -52,8 +53,9 @@ def optional_name(where: Where, field_path: str, value: Any) -> str | None:
 
 
 def partition_count(where: Where, field_path: str, value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise where.error(field_path, f"expected a partition count (integer >= 0), got {value!r}")
+    problem = count_error(value)
+    if problem:
+        raise where.error(field_path, problem)
     return value
 
 

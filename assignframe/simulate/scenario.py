@@ -17,6 +17,7 @@ import yaml
 from ..errors import ScenarioError
 from ..jsonview import load_yaml
 from ..kip848.convergence import OWNED_PARTITIONS_MODES
+from ..model import group_size_error
 from ._fields import (
     Where,
     mapping,
@@ -179,6 +180,9 @@ def _check_timeline(where: Where, scenario: Scenario) -> None:
     """Walk the timeline once so events naming absent members or topics fail at load time."""
     members: set[str] = set()
     topics = {t.name: t.partitions for t in scenario.topics}
+    too_large = group_size_error(topics)
+    if too_large:
+        raise where.error("topics", too_large)
     for i, step in enumerate(scenario.steps):
         for j, event in enumerate(step.events):
             field_path = f"steps[{i}].events[{j}].{event.kind}"
@@ -186,3 +190,6 @@ def _check_timeline(where: Where, scenario: Scenario) -> None:
             if problem:
                 raise where.error(field_path, problem)
             event.apply_names(members, topics)
+            too_large = group_size_error(topics)
+            if too_large:
+                raise where.error(field_path, too_large)

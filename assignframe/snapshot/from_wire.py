@@ -9,7 +9,14 @@ from typing import Any
 
 from ..classic import wire
 from ..errors import CodecError, MalformedSnapshot
-from ..model import Cluster, GroupAssignment, Member, MemberAssignment
+from ..model import (
+    Cluster,
+    GroupAssignment,
+    Member,
+    MemberAssignment,
+    count_error,
+    group_size_error,
+)
 from .group_snapshot import GroupSnapshot, MemberInfo, MemberWire
 from .schema import merge_notes
 
@@ -113,10 +120,21 @@ def _cluster(
     seen: dict[str, int] = {}
     for tp in _held_or_claimed(members, current):
         seen[tp.topic] = max(seen.get(tp.topic, 0), tp.partition + 1)
-    known = {t: n for t, n in counts.items() if isinstance(n, int) and not isinstance(n, bool)}
+    known = {}
+    for topic, n in counts.items():
+        if n is None:  # not captured
+            continue
+        problem = count_error(n)
+        if problem:
+            raise MalformedSnapshot(f"topic_partitions[{topic!r}]: {problem}")
+        known[topic] = n
     inferred = sorted(t for t in seen if t not in known)
     notes = [f"partition count of {t} not captured; inferred {seen[t]}" for t in inferred]
-    return Cluster({**{t: seen[t] for t in inferred}, **known}), notes
+    partitions = {**{t: seen[t] for t in inferred}, **known}
+    too_large = group_size_error(partitions)
+    if too_large:
+        raise MalformedSnapshot(f"topic_partitions: {too_large}")
+    return Cluster(partitions), notes
 
 
 def _held_or_claimed(members: Mapping[str, Member], current: Mapping[str, MemberAssignment]):

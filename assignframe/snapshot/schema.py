@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import MalformedSnapshot
 from ..jsonview import loads
-from ..model import TopicPartition
+from ..model import TopicPartition, count_error, group_size_error
 
 __all__ = [
     "ASSIGNMENT_FIELDS",
@@ -300,11 +300,17 @@ def mapping_field(where: str, key: str, value: Any) -> Mapping[str, Any]:
 
 
 def counts_field(where: str, key: str, value: Any) -> dict[str, int]:
+    """One group's topics as ``{topic: partition count}``: every count valid, and the group
+    not larger than the tools replay (:func:`~assignframe.model.group_size_error`)."""
     counts = {}
     for topic, n in mapping_field(where, key, value).items():
-        if int_or(n, None) is None or n < 0:
-            raise MalformedSnapshot(f"{where}: {key}[{topic!r}] is not a partition count")
-        counts[str(topic)] = int(n)
+        problem = count_error(n)
+        if problem:
+            raise MalformedSnapshot(f"{where}: {key}[{topic!r}]: {problem}")
+        counts[str(topic)] = n
+    too_large = group_size_error(counts)
+    if too_large:
+        raise MalformedSnapshot(f"{where}: {key}: {too_large}")
     return counts
 
 

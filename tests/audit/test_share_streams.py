@@ -164,12 +164,21 @@ def test_share_and_streams_snapshots_read_back_as_written():
     ({"group_id": None}, "missing group_id"),
     ({"group_epoch": "7"}, "group_epoch is not an integer"),
     ({"members": {"m-a": 1}}, "members is not a list"),
-    ({"subscribed": {"jobs": -1}}, "subscribed['jobs'] is not a partition count"),
+    ({"subscribed": {"jobs": -1}}, "subscribed['jobs']: a partition count is 0 .. 2,147,483,648"),
+    ({"subscribed": {"jobs": 2**31 + 1}}, "subscribed['jobs']: a partition count is 0 .. "),
+    ({"subscribed": {"jobs": 4_000_000, "more": 4_000_000}},
+     "subscribed: its topics total 8,000,000 partitions; the tools replay groups of at most"),
     ({"partitions": [{"topic": "jobs", "partition": 0, "lag": "x"}]}, "lag is not an integer"),
 ])
 def test_a_malformed_share_line_says_what_is_wrong(change, where):
     with pytest.raises(MalformedSnapshot, match=where.replace("[", r"\[").replace("]", r"\]")):
         read_snapshot(snapshot_to_dict(_share()) | change)
+
+
+def test_a_streams_line_larger_than_a_replay_holds_is_refused():
+    line = snapshot_to_dict(_streams()) | {"topic_partitions": {"in": 6_000_000}}
+    with pytest.raises(MalformedSnapshot, match=r"topic_partitions: its topics total 6,000,000"):
+        read_snapshot(line)
 
 
 def test_a_streams_member_with_a_bad_task_says_which():

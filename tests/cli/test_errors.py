@@ -17,6 +17,7 @@ import sys
 
 import assignframe_codec as codec
 import pytest
+from audit_snapshots import snapshot_row
 
 import assignframe.plugins.manager
 from assignframe import GroupAssignment, Strategy, hookimpl
@@ -75,6 +76,16 @@ def workdir(tmp_path, monkeypatch, cli_pm):
     (tmp_path / "bad.jsonl").write_text('{"id": "x", "rounds": []}\n')
     # nested deeper than the interpreter's recursion limit: malformed, never a RecursionError
     (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    # sizes no replay can hold: refused before anything is allocated for them
+    (tmp_path / "huge.jsonl").write_text('{"id": "x", "partitions_per_topic": {"t": 2147483649}, '
+                                         '"rounds": []}\n')
+    (tmp_path / "huge.yaml").write_text(
+        "partitions_per_topic: {t: 3000000, u: 3000000}\nmembers: {a: {topics: [t]}}\n")
+    (tmp_path / "grows.yaml").write_text(
+        "topics: {t: 4}\nsteps:\n  - events:\n      - {join: a, topics: [t]}\n"
+        "      - {add_partitions: t, partitions: 6000000}\n")
+    (tmp_path / "huge-snapshots.jsonl").write_text(json.dumps(
+        snapshot_row(topic_partitions={"t": 1_000_000_000})) + "\n")
     write_fleet(tmp_path / "fleet.jsonl", 4, seed=3, max_members=3, max_partitions=6, pm=cli_pm)
     return tmp_path
 
@@ -311,6 +322,16 @@ TABLE = [
     (["simulate", "deep.json"], 2, "not valid YAML/JSON: nested too deeply to read (deep.json)"),
     (["audit", "deep.json"], 2, "no group snapshot could be read (1 malformed rows; line 1: not "
      "JSON: nested too deeply to read: line 1 column 1 (char 0)) (deep.json)"),
+    # a partition count out of int32's range, or a group larger than the tools replay
+    (["replay", "huge.jsonl"], 2, "partitions_per_topic['t']: a partition count is 0 .. "
+     "2,147,483,648 (partition ids are int32), got 2,147,483,649 (huge.jsonl:1)"),
+    (["assign", "huge.yaml", "-s", "modulo"], 2, "partitions_per_topic: its topics total "
+     "6,000,000 partitions; the tools replay groups of at most 5,000,000 (huge.yaml)"),
+    (["simulate", "grows.yaml"], 2, "steps[0].events[1].add_partitions: its topics total "
+     "6,000,000 partitions; the tools replay groups of at most 5,000,000 (grows.yaml)"),
+    (["audit", "huge-snapshots.jsonl", "--out", "o"], 2, "no group snapshot could be read (1 "
+     "malformed rows; line 1: topic_partitions: its topics total 1,000,000,000 partitions; the "
+     "tools replay groups of at most 5,000,000) (huge-snapshots.jsonl)"),
     # demo, usage
     (
         ["demo", "--groups", "0"],

@@ -72,7 +72,9 @@ def test_missing_file():
 @pytest.mark.parametrize(
     ("change", "field"),
     [
-        ({"partitions_per_topic": {"t": -1}}, "partitions_per_topic"),
+        ({"partitions_per_topic": {"t": -1}}, "partitions_per_topic['t']"),
+        ({"partitions_per_topic": [3]}, "partitions_per_topic"),
+        ({"partitions_per_topic": {"t": 3_000_000, "u": 3_000_000}}, "partitions_per_topic"),
         ({"rounds": []}, "rounds"),
         ({"id": 7}, "id"),
         ({"partition_racks": {"t": "r0"}}, "partition_racks"),
