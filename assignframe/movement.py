@@ -96,8 +96,13 @@ def movement(previous: GroupAssignment, current: GroupAssignment) -> tuple[int, 
     """(kept, moved) of :func:`ownership_changes`, counted without listing them: the audit
     measures every strategy's replay of a group against the same current assignment."""
     previously_assigned, before_per_member = _previous_sets(previous)
+    held = previous.assignments
     kept = moved = 0
     for member_id, assigned in current.assignments.items():
+        was = held.get(member_id)
+        if was is not None and was.partitions == assigned.partitions:  # kept it all (often)
+            kept += len(before_per_member[member_id])
+            continue
         before = before_per_member.get(member_id)
         # (now - before) & all_before == (now & all_before) - (now & before): before is a subset.
         kept_here = len(before.intersection(assigned.partitions)) if before else 0

@@ -11,6 +11,7 @@ from assignframe import Cluster, GroupAssignment, GroupSubscription, Member, Top
 from assignframe.metrics import (
     balance_score,
     is_balanced,
+    metrics_record,
     movement,
     round_metrics,
     validate_assignment,
@@ -163,3 +164,43 @@ def test_movement_reuses_nothing_stale():
     changed = assignment(a="t0p2", b="t0p0 t0p1")  # an equal-looking but distinct previous
     assert movement(changed, now) == (1, 2)
     assert movement(before, now) == (2, 1)
+
+
+def test_a_record_measured_again_is_what_measuring_gives():
+    """metrics_record keeps what it measured against the same previous assignment: an equal
+    assignment of a group it reads the same gets the same record, and anything it reads that
+    differs (lags, owned partitions, member order, owners) is measured."""
+    previous = assignment(a="t0p0 t0p1", b="t0p2")
+    group = GroupSubscription(
+        {"a": Member("a", ("t0",)), "b": Member("b", ("t0",))},
+        Cluster({"t0": 3}),
+        lags={tp("t0p0"): 5, tp("t0p1"): 1, tp("t0p2"): 7},
+    )
+    now = assignment(a="t0p0", b="t0p1 t0p2")
+
+    def fresh(group, now, owners=1):
+        return round_metrics(group, now, previous, owners, cooperative=True).as_dict(2)
+
+    first = metrics_record(group, now, previous, 1, 2)
+    first["lag_per_member"]["a"] = -1  # the caller's own copy
+    assert metrics_record(group, assignment(a="t0p0", b="t0p1 t0p2"), previous, 1, 2) == fresh(
+        group, now
+    )
+    assert metrics_record(group, now, previous, 1, 3)["rounds"] == 3
+    other_lags = GroupSubscription(group.members, group.cluster, lags={tp("t0p0"): 9})
+    assert metrics_record(other_lags, now, previous, 1, 2) == fresh(other_lags, now)
+    assert fresh(other_lags, now) != fresh(group, now)
+    revoking = GroupSubscription(
+        {"a": Member("a", ("t0",), owned_partitions=[tp("t0p0"), tp("t0p1")]),
+         "b": Member("b", ("t0",))},
+        group.cluster,
+        lags=group.lags,
+    )
+    withholding = assignment(a="t0p0", b="t0p2")
+    assert metrics_record(group, withholding, previous, 1, 2) == fresh(group, withholding)
+    assert metrics_record(revoking, withholding, previous, 1, 2) == fresh(revoking, withholding)
+    assert fresh(revoking, withholding) != fresh(group, withholding)
+    reordered = assignment(b="t0p1 t0p2", a="t0p0")
+    assert list(metrics_record(group, reordered, previous, 1, 2)["lag_per_member"]) == ["b", "a"]
+    assert metrics_record(group, now, previous, 2, 2) == fresh(group, now, 2)
+    assert fresh(group, now, 2) != fresh(group, now)

@@ -35,6 +35,7 @@ from ..kip848.group import (
     choose_server_assignor,
     converted_members,
     predict_handover,
+    predict_upgrade_handover,
     server_spec,
     target_assignment,
     target_from_spec,
@@ -267,15 +268,14 @@ def predicted_handover(
     owns its target, partitions that change hands and how long they stay unconsumed, members
     that must revoke first. ``epoch``: the converted group's epoch (the classic generation);
     ``behaviour``: how its members heartbeat (the broker's default interval unless given)."""
-    members = converted_members(owned, group, epoch)
-    handover = predict_handover(group, members, owned, target, epoch + 1, behaviour)
-    unowned = [h.unowned_ms for h in handover.handovers]
+    handover = predict_upgrade_handover(group, owned, target, epoch, behaviour)
+    unowned = handover.unowned_ms
     return {
         "heartbeats": handover.heartbeats,
         "unowned_partitions": len(unowned),
         "max_unowned_ms": max(unowned, default=0),
         "total_unowned_ms": sum(unowned),
-        "revoking_members": len(handover.revoked),
+        "revoking_members": handover.revoking_members,
     }
 
 

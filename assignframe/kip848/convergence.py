@@ -28,7 +28,7 @@ left) and when its new owner got it.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import AssignframeError
@@ -43,7 +43,9 @@ __all__ = [
     "JAVA_CLIENT",
     "OWNED_PARTITIONS_MODES",
     "ReconcileStep",
+    "UpgradeHandover",
     "converge",
+    "upgrade_handover",
 ]
 
 #: ``owned_partitions``: the Java consumer's habit first.
@@ -174,6 +176,85 @@ def converge(
     return _Group(members, owned, joining, target, target_epoch, topic_names, behaviour).play(
         start_ms
     )
+
+
+@dataclass(frozen=True)
+class UpgradeHandover:
+    """:class:`Convergence`'s figures the migration prediction reports (:func:`upgrade_handover`).
+
+    :param heartbeats: heartbeat intervals from the target until every member reached it
+    :param unowned_ms: for each partition that reached a new owner, how long nobody consumed it
+    :param revoking_members: members whose client gave partitions up
+    """
+
+    heartbeats: int
+    unowned_ms: tuple[int, ...]
+    revoking_members: int
+
+
+def upgrade_handover(
+    order: Sequence[str],
+    owned: Mapping[str, frozenset[TopicPartition]],
+    target: Mapping[str, frozenset[TopicPartition]],
+    subscribed: Mapping[str, frozenset[str]],
+    behaviour: ClientBehaviour = JAVA_CLIENT,
+) -> UpgradeHandover | None:
+    """What :func:`converge` plays for a group just converted online, without playing it, or
+    None when the group is not of the one shape it covers (then play it).
+
+    The shape: every member of ``order`` stays, STABLE at one epoch with exactly what its client
+    owns (``owned``: Kafka's conversion), the target (epoch + 1) exists from 0, clients revoke
+    and acknowledge at once and omit unchanged owned partitions (the Java consumer), each
+    partition is owned by one member at most and in one ``target`` at most, of a topic its
+    member subscribes to and that exists (``subscribed``: those topics per member), and the
+    first heartbeats are at distinct times (an interval of at least members + 1 ms). Then the
+    rules play out in two heartbeats per member at most: member *j* first heartbeats at
+    ``t_j = j * I // (m + 1)`` (all before ``I``), gives up at once what its target lacks
+    (released at ``t_j``) and takes every partition of its target that nobody owns or whose
+    owner gave it up before ``t_j``; the rest (their owners heartbeat later in the interval)
+    it takes at its next heartbeat, ``t_j + I``, when every owner has given up. It has reached
+    its target then, and the group when its last member has. tests/kip848/test_convergence.py
+    holds this equal to :func:`converge` on random groups of this shape."""
+    interval, count = behaviour.heartbeat_interval_ms, len(order)
+    if (
+        not count
+        or interval < count + 1
+        or behaviour.owned_partitions != "when_changed"
+        or behaviour.revoke_after_heartbeats
+    ):
+        return None
+    first = {m: j * interval // (count + 1) for j, m in enumerate(order, start=1)}
+    owner: dict[TopicPartition, str] = {}
+    assigned: set[TopicPartition] = set()
+    for member_id in order:
+        held, wanted = owned[member_id], target.get(member_id, frozenset())
+        topics = subscribed[member_id]
+        if (
+            not owner.keys().isdisjoint(held)
+            or not assigned.isdisjoint(wanted)
+            or not topics.issuperset(tp.topic for tp in wanted)
+        ):
+            return None
+        owner.update(dict.fromkeys(held, member_id))
+        assigned.update(wanted)
+    unowned: list[int] = []
+    converged = revoking = 0
+    for member_id in order:
+        at, held = first[member_id], owned[member_id]
+        settled = at
+        if not held <= target.get(member_id, frozenset()):
+            revoking += 1
+        for tp in target.get(member_id, frozenset()) - held:
+            previous = owner.get(tp)
+            if previous is None:  # nobody owned it: free from the change
+                unowned.append(at)
+            elif first[previous] < at:  # given up earlier in the interval
+                unowned.append(at - first[previous])
+            else:  # taken at the next heartbeat, once its owner gave it up
+                settled = at + interval
+                unowned.append(settled - first[previous])
+        converged = max(converged, settled)
+    return UpgradeHandover(-(-(converged + 1) // interval), tuple(unowned), revoking)
 
 
 class _Group:

@@ -11,6 +11,8 @@ One truth for what the simulator and the audit predict about a consumer-protocol
   conversion cannot represent), or None.
 * :func:`converted_members`: the members of a classic group converted online (each STABLE at
   the generation with what its Assignment gave it).
+* :func:`predict_upgrade_handover`: the figures of :func:`predict_handover` for a group just
+  converted online (worked out without playing it when the group allows).
 * :func:`predict_handover`: how members reach a new target heartbeat by heartbeat, each
   reconciled at every heartbeat exactly as Kafka's coordinator does
   (:mod:`assignframe.kip848.reconcile`, played in time by
@@ -28,7 +30,6 @@ import functools
 import hashlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from operator import itemgetter
 
 from ..javaorder import Uuid
 from ..model import GroupAssignment, GroupSubscription, MemberAssignment, TopicPartition
@@ -41,7 +42,14 @@ from ..server_assignor import (
     ServerTopic,
 )
 from .chain import Current, target_after
-from .convergence import JAVA_CLIENT, ClientBehaviour, Convergence, converge
+from .convergence import (
+    JAVA_CLIENT,
+    ClientBehaviour,
+    Convergence,
+    UpgradeHandover,
+    converge,
+    upgrade_handover,
+)
 from .reconcile import ConsumerGroupMember, ConsumerMemberState
 
 __all__ = [
@@ -50,6 +58,7 @@ __all__ = [
     "choose_server_assignor",
     "converted_members",
     "predict_handover",
+    "predict_upgrade_handover",
     "server_spec",
     "target_assignment",
     "target_from_spec",
@@ -110,6 +119,9 @@ def upgrade_refusal(assignment: GroupAssignment) -> str | None:
 
 def _held_by_several(assignment: GroupAssignment) -> list[tuple[TopicPartition, list[str]]]:
     """Partitions in more than one member's Assignment, in partition order, with their members."""
+    held = [set(a.partitions) for a in assignment.assignments.values()]
+    if sum(map(len, held)) == len(set().union(*held)):  # nearly every group: none is
+        return []
     owners: dict[TopicPartition, list[str]] = {}
     for member_id in sorted(assignment.assignments):
         for tp in set(assignment.assignments[member_id].partitions):
@@ -165,18 +177,30 @@ def _targets(
     group: GroupSubscription, spec: ServerGroupSpec, result: ServerAssignment
 ) -> GroupAssignment:
     """The result as the model's assignment: every member, its partitions sorted."""
-    name_of = {tid: t.name for tid, t in spec.topics.items()}
+    tables = {
+        tid: (t.name, _topic_partitions(t.name, t.partitions)) for tid, t in spec.topics.items()
+    }
     held = result.members
     return GroupAssignment(
         {
-            member_id: MemberAssignment(_sorted_partitions(held.get(member_id), name_of))
+            member_id: MemberAssignment(_sorted_partitions(held.get(member_id), tables))
             for member_id in group.members
         }
     )
 
 
+@functools.lru_cache(1024)
+def _topic_partitions(topic: str, count: int) -> tuple[TopicPartition, ...]:
+    """Every partition of ``topic`` (``count`` of them), built once: a group's two targets, and
+    the snapshots of one group's generations, share them."""
+    return tuple([TopicPartition(topic, p) for p in range(count)])
+
+
+_Table = tuple[str, tuple[TopicPartition, ...]]
+
+
 def _sorted_partitions(
-    topics: Mapping[Uuid, Iterable[int]] | None, name_of: Mapping[Uuid, str]
+    topics: Mapping[Uuid, Iterable[int]] | None, tables: Mapping[Uuid, _Table]
 ) -> tuple[TopicPartition, ...]:
     """One member's ``topic id -> partitions`` as TopicPartitions sorted by (topic, partition):
     topic by topic (the ids name distinct topics), each topic's partitions sorted."""
@@ -184,17 +208,29 @@ def _sorted_partitions(
         return ()
     if len(topics) == 1:  # most members of most groups: one topic, no topics to order
         [(tid, partitions)] = topics.items()
-        name = name_of[tid]
-        return tuple([TopicPartition(name, p) for p in sorted(partitions)])
+        return tuple(_named(tables[tid], partitions))
     return tuple(
         [
-            TopicPartition(name, p)
-            for name, partitions in sorted(
-                [(name_of[t], ps) for t, ps in topics.items()], key=itemgetter(0)
+            tp
+            for table, partitions in sorted(
+                [(tables[t], ps) for t, ps in topics.items()], key=_table_name
             )
-            for p in sorted(partitions)
+            for tp in _named(table, partitions)
         ]
     )
+
+
+def _table_name(entry: tuple[_Table, Iterable[int]]) -> str:
+    return entry[0][0]
+
+
+def _named(table: _Table, partitions: Iterable[int]) -> list[TopicPartition]:
+    """``partitions`` of the table's topic, sorted (the topic's own objects when it has them)."""
+    name, known = table
+    ordered = sorted(partitions)
+    if ordered and 0 <= ordered[0] and ordered[-1] < len(known):
+        return list(map(known.__getitem__, ordered))
+    return [TopicPartition(name, p) for p in ordered]
 
 
 def server_spec(
@@ -294,4 +330,39 @@ def predict_handover(
         {t: t for t in group.cluster.partitions_per_topic},
         behaviour,
         start_ms,
+    )
+
+
+def predict_upgrade_handover(
+    group: GroupSubscription,
+    owned: GroupAssignment,
+    target: GroupAssignment,
+    epoch: int,
+    behaviour: ClientBehaviour = JAVA_CLIENT,
+) -> UpgradeHandover:
+    """How the classic group converted online at ``epoch`` (:func:`converted_members`, its
+    clients owning ``owned``) reaches ``target`` at ``epoch + 1``: what
+    :func:`predict_handover` plays, worked out without playing it when every member stays and
+    no partition has two owners or two targets
+    (:func:`~assignframe.kip848.convergence.upgrade_handover`; most audited groups).
+
+    :raises AssignframeError: the group does not converge (see :func:`converge`)
+    """
+    members = group.members
+    if owned.assignments.keys() >= members.keys():  # nobody joins
+        topics = frozenset(group.cluster.partitions_per_topic)
+        quick = upgrade_handover(
+            tuple(members),
+            {m: frozenset(owned.partitions_of(m)) for m in members},
+            {m: frozenset(target.partitions_of(m)) for m in members},
+            {m: topics.intersection(member.topics) for m, member in members.items()},
+            behaviour,
+        )
+        if quick is not None:
+            return quick
+    played = predict_handover(
+        group, converted_members(owned, group, epoch), owned, target, epoch + 1, behaviour
+    )
+    return UpgradeHandover(
+        played.heartbeats, tuple(h.unowned_ms for h in played.handovers), len(played.revoked)
     )

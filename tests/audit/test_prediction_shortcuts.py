@@ -1,6 +1,7 @@
 """The migration prediction's shortcuts give what the long way gives, on fleet groups: one
-server spec for both assignors, and the hand-over of a group whose members already own their
-targets (the convergence is not played for it)."""
+server spec for both assignors, the hand-over of a group whose members already own their
+targets (the convergence is not played for it), and the hand-over worked out without playing
+the convergence (:func:`~assignframe.kip848.group.predict_upgrade_handover`)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ from assignframe.audit.migration import (
     owns_its_target,
     predicted_handover,
 )
+from assignframe.kip848.convergence import ClientBehaviour
 from assignframe.kip848.group import (
     DEFAULT_SERVER_ASSIGNORS,
+    converted_members,
+    predict_handover,
+    predict_upgrade_handover,
     server_spec,
     target_assignment,
     target_from_spec,
@@ -40,6 +45,11 @@ def test_one_spec_serves_both_assignors_and_the_handover_shortcut_is_the_converg
                 continue
             epoch = max(snapshot.generation, 0)
             assert predicted_handover(group, owned, target, epoch) == NOTHING_TO_HAND_OVER
+            members = converted_members(owned, group, epoch)
+            convergence = predict_handover(group, members, owned, target, epoch + 1)
+            assert (convergence.heartbeats, convergence.handovers, convergence.revoked) == (
+                NOTHING_TO_HAND_OVER["heartbeats"], (), {}
+            )
             trivial += 1
     assert trivial > 50 and played > 5, (trivial, played)
 
@@ -59,3 +69,33 @@ def test_a_member_that_joins_or_holds_another_target_is_played():
         assert not owns_its_target(group, owned, GroupAssignment(moved))
         return
     raise AssertionError("no group with two members")
+
+
+def test_the_upgrade_handover_worked_out_is_the_one_played(context, monkeypatch):
+    import assignframe.kip848.group as kip848_group
+
+    worked_out = []
+    real = kip848_group.upgrade_handover
+
+    def counted(*args):
+        result = real(*args)
+        worked_out.append(result is not None)
+        return result
+
+    monkeypatch.setattr(kip848_group, "upgrade_handover", counted)
+    compared = 0
+    for snapshot, converted in _classic_groups():
+        group, owned = converted.subscription(), converted.current
+        epoch = max(snapshot.generation, 0)
+        spec = server_spec(group, owned)
+        for assignor in DEFAULT_SERVER_ASSIGNORS:
+            target = target_from_spec(group, spec, assignor, context.pm)
+            for behaviour in (ClientBehaviour(), ClientBehaviour(45)):
+                members = converted_members(owned, group, epoch)
+                played = predict_handover(group, members, owned, target, epoch + 1, behaviour)
+                quick = predict_upgrade_handover(group, owned, target, epoch, behaviour)
+                assert quick.heartbeats == played.heartbeats
+                assert sorted(quick.unowned_ms) == sorted(h.unowned_ms for h in played.handovers)
+                assert quick.revoking_members == len(played.revoked)
+                compared += 1
+    assert compared > 200 and sum(worked_out) > compared // 2, (compared, sum(worked_out))

@@ -7,9 +7,11 @@ the group and an interval I, member j (from 1) first heartbeats at j * I / (m + 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assignframe.errors import AssignframeError
-from assignframe.kip848.convergence import ClientBehaviour, converge
+from assignframe.kip848.convergence import ClientBehaviour, converge, upgrade_handover
 from assignframe.kip848.reconcile import (
     ConsumerGroupMember,
     ConsumerMemberState,
@@ -154,3 +156,73 @@ def test_a_partition_in_two_targets_is_an_error_not_a_hang():
             TOPICS,
             ClientBehaviour(1000),
         )
+
+
+PARTITIONS = [TopicPartition(t, p) for t in ("t", "u") for p in range(4)]
+
+
+@st.composite
+def converted_groups(draw):
+    """A group just converted online: members STABLE at epoch 1 with what they own (a partition
+    owned by one member at most, some by nobody), each partition of the target given to one
+    subscriber at most, an interval of any length."""
+    count = draw(st.integers(1, 6))
+    order = [f"m{j}" for j in range(count)]
+    topics = {m: draw(st.sampled_from([frozenset("t"), frozenset("u"), frozenset("tu")]))
+              for m in order}
+    owners = draw(st.lists(st.sampled_from([None, *order]), min_size=8, max_size=8))
+    owned = {m: frozenset(tp for tp, o in zip(PARTITIONS, owners, strict=True) if o == m)
+             for m in order}
+    target = {m: set() for m in order}
+    for tp in PARTITIONS:
+        takers = [m for m in order if tp.topic in topics[m]]
+        taker = draw(st.sampled_from([None, *takers]))
+        if taker is not None:
+            target[taker].add(tp)
+    interval = draw(st.integers(1, 2000))
+    return order, owned, {m: frozenset(ps) for m, ps in target.items()}, topics, interval
+
+
+@settings(max_examples=300, deadline=None)
+@given(converted_groups())
+def test_the_upgrade_handover_is_what_the_convergence_plays(group):
+    order, owned, target, topics, interval = group
+    behaviour = ClientBehaviour(interval)
+    quick = upgrade_handover(order, owned, target, topics, behaviour)
+    if interval < len(order) + 1:  # two first heartbeats may fall at the same time: played
+        assert quick is None
+        return
+    members = {
+        m: ConsumerGroupMember(1, 1, ConsumerMemberState.STABLE, dict.fromkeys(owned[m], 1), {},
+                               topics[m])
+        for m in order
+    }
+    played = converge(members, owned, frozenset(), target, 2, {"t": "t", "u": "u"}, behaviour)
+    assert quick is not None
+    assert quick.heartbeats == played.heartbeats
+    assert sorted(quick.unowned_ms) == sorted(h.unowned_ms for h in played.handovers)
+    assert quick.revoking_members == len(played.revoked)
+
+
+@pytest.mark.parametrize(
+    ("owned", "target", "behaviour"),
+    [
+        ({"A": {T0}, "B": {T0}}, {"A": set(), "B": {T0}}, ClientBehaviour(1000)),  # two owners
+        ({"A": {T0}, "B": set()}, {"A": {T0}, "B": {T0}}, ClientBehaviour(1000)),  # two targets
+        ({"A": {T0}, "B": set()}, {"A": set(), "B": {T0}}, ClientBehaviour(2)),  # same moment
+        ({"A": {T0}, "B": set()}, {"A": set(), "B": {T0}},
+         ClientBehaviour(1000, revoke_after_heartbeats=1)),  # a slow revoker
+        ({"A": {T0}, "B": set()}, {"A": set(), "B": {T0}},
+         ClientBehaviour(1000, owned_partitions="always")),
+    ],
+)
+def test_the_upgrade_handover_leaves_other_shapes_to_the_convergence(owned, target, behaviour):
+    owned = {m: frozenset(ps) for m, ps in owned.items()}
+    target = {m: frozenset(ps) for m, ps in target.items()}
+    topics = {"A": frozenset("t"), "B": frozenset("t")}
+    assert upgrade_handover(["A", "B"], owned, target, topics, behaviour) is None
+
+
+def test_the_upgrade_handover_leaves_a_target_outside_the_subscription_to_the_convergence():
+    target = {"A": frozenset({T0})}
+    assert upgrade_handover(["A"], {"A": frozenset()}, target, {"A": frozenset("u")}) is None
