@@ -27,12 +27,26 @@ phase: ``--warmup`` calls each, then ``--repeat`` rounds of one Java call and on
 goes first alternates), so both sides see the same moments of load. Printed per case: median and
 minimum wall time of each side and their ratios (Python / Java: below 1.0 Python is faster), and
 the CPU medians' ratio. Java's CPU is the calling thread's (its GC and JIT threads excluded), ours
-the process's (``time.process_time``).
+the process's (``time.process_time``: one thread). Below each row, per side: the CPU of all the
+side's threads from "go" to its answer, read by the bench from ``/proc/PID/task/*/schedstat`` (so
+Java's GC and JIT threads count there; that is the fair pairing when they run beside the call), its
+garbage collections, and the CPU the *other* side's threads used meanwhile (both children share the
+bench's session, hence its scheduling group: a JVM compiling or collecting in the background during
+Python's call would take from Python's share).
+
+The boundary of the timed call is the same on both sides: Java's ``GroupSpecImpl`` arrives with
+its ``HashMap`` of members built and its subscription type given (``TargetAssignmentBuilder`` does
+both before it calls the assignor), so the Python worker has its spec make the member order (that
+map's iteration order) and the subscription type before "go", and times them on their own. A line
+below each case shows Python's figures with them counted in (the bench before issue 34's last
+round counted them in; both are printed so neither is hidden).
 
 Python side: member ids are 22-character random ids (the Java client's
 ``Uuid.randomUuid().toString()``), topic ids random ``Uuid``s; the random generator is seeded (Java
-draws its own ids and halves, same shapes). Each call gets a freshly built ``ServerGroupSpec``
-(outside the timing: the spec caches its member order); before each call the garbage of the
+draws its own ids and halves, same shapes). The members (immutable ``ServerMember`` objects) are
+made once per case, as Java's case keeps each member's subscription set and current assignment;
+each call gets a freshly built ``ServerGroupSpec`` over them (outside the timing: the spec caches
+its member order); before each call the garbage of the
 previous one is collected (as Java's side runs ``System.gc()``) and the inputs are frozen out of the
 cyclic collector's reach (``gc.freeze``: long-lived data, like the broker's group state). The String
 hash cache stays warm across calls, as Java's ``String`` keeps its hash in the object.
@@ -46,6 +60,7 @@ import contextlib
 import gc
 import os
 import random
+import resource
 import select
 import statistics
 import subprocess
@@ -54,6 +69,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from assignframe import ServerAssignor, ServerGroupSpec, ServerMember, ServerTopic, Uuid
 from assignframe.plugins import get_plugin_manager
@@ -115,13 +131,36 @@ def build_case(case: str, scale: float) -> tuple[Callable[[], ServerGroupSpec], 
         member_ids.append(newcomer)
         subscriptions[newcomer] = subscriptions[member_ids[0]]
 
+    # The members (immutable) live as long as the group, as Java's case keeps each member's
+    # subscription set and current assignment; each call gets a fresh spec over them (its member
+    # order, subscription type and lookups are made anew), as Java's gets a fresh GroupSpecImpl.
+    group = {m: ServerMember(m, subscriptions[m], current.get(m, ())) for m in member_ids}
+
     def spec() -> ServerGroupSpec:
-        return ServerGroupSpec(
-            {m: ServerMember(m, subscriptions[m], current.get(m, ())) for m in member_ids},
-            topic_map,
-        )
+        return ServerGroupSpec(group, topic_map)
 
     return spec, assignor
+
+
+class Call(NamedTuple):
+    """One timed call as a side reports it (seconds)."""
+
+    wall: float
+    #: the calling thread's CPU time (for Python, single-threaded, also the process's)
+    cpu: float
+    #: garbage collections during the call
+    gcs: int
+    #: the calling thread's involuntary context switches during it (-1: unknown)
+    preempted: int
+    #: CPU time of every thread of the side's process from "go" to its answer, read by the
+    #: bench from ``/proc`` (Java: its GC and JIT threads included)
+    process_cpu: float
+    #: the same of the other side's process meanwhile (None: no other side)
+    other_cpu: float | None
+    #: Python: wall and CPU of the spec's member order and subscription type, made before the
+    #: call as Java's GroupSpecImpl gets them (None: Java)
+    spec_wall: float | None = None
+    spec_cpu: float | None = None
 
 
 class Child:
@@ -150,11 +189,21 @@ class Child:
     def build(self, case: str, scale: float) -> None:
         self.ask(f"build {case} {scale}")
 
-    def call(self) -> tuple[float, float]:
-        """Wall and CPU seconds of one timed call."""
-        self.ask("prepare")
-        _, wall_ns, cpu_ns, *_ = self.ask("go")
-        return int(wall_ns) / 1e9, int(cpu_ns) / 1e9
+    def call(self, bystander: Child | None = None) -> Call:
+        """One timed call (``bystander``: the other side, whose CPU during it is measured too)."""
+        _, *spec_ns = self.ask("prepare")
+        watched = [self] if bystander is None else [self, bystander]
+        before = [side.cpu_seconds() for side in watched]
+        _, wall, cpu, gcs, preempted, *_ = self.ask("go")
+        used = [side.cpu_seconds() - then for side, then in zip(watched, before, strict=True)]
+        other = used[1] if len(used) > 1 else None
+        spec: list[float | None] = [int(n) / 1e9 for n in spec_ns] or [None, None]
+        return Call(
+            int(wall) / 1e9, int(cpu) / 1e9, int(gcs), int(preempted), used[0], other, *spec
+        )
+
+    def cpu_seconds(self) -> float:
+        return _cpu_seconds(self.process.pid)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -197,28 +246,43 @@ def python_worker() -> None:
         elif words[0] == "prepare":
             assert make_spec is not None
             spec = make_spec()
+            # What Java's GroupSpecImpl is handed ready-made (TargetAssignmentBuilder builds its
+            # HashMap of members and passes the subscription type): our spec's member order
+            # (that HashMap's iteration order) and subscription type, timed on their own.
+            started, started_cpu = time.perf_counter_ns(), time.process_time_ns()
+            spec.member_ids()
+            _ = spec.subscription_type
+            wall, cpu = time.perf_counter_ns() - started, time.process_time_ns() - started_cpu
             # Collect the previous call's garbage and freeze the inputs (long-lived, like the
             # broker's group state), so the cyclic collector does not rescan them mid-call.
             gc.collect()
             gc.freeze()
-            answer = "ready"
+            answer = f"ready {wall} {cpu}"
         elif words[0] == "go":
             assert assignor is not None and spec is not None
+            collections = sum(generation["collections"] for generation in gc.get_stats())
+            switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
             started, started_cpu = time.perf_counter_ns(), time.process_time_ns()
             assignor.assign(spec)
             wall, cpu = time.perf_counter_ns() - started, time.process_time_ns() - started_cpu
+            switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw - switches
+            collections = sum(g["collections"] for g in gc.get_stats()) - collections
             gc.unfreeze()
             spec = None
-            answer = f"call {wall} {cpu}"
+            answer = f"call {wall} {cpu} {collections} {switches}"  # as Java's answer
         else:
             return
         print(answer, flush=True)
 
 
 def _cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a child process so far (``/proc/PID/stat``)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU seconds all threads of a child process have run so far (each task's ``schedstat``,
+    in ns: ``/proc/PID/stat`` counts in clock ticks, too coarse for one call)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            total += int((task / "schedstat").read_text().split()[0])
+    return total / 1e9
 
 
 class Load:
@@ -258,47 +322,67 @@ class Load:
                 process.wait(timeout=10)
 
 
-Sample = tuple[list[float], list[float]]  # wall seconds, CPU seconds
-
-
 def alternate(
     case: str, scale: float, sides: list[Child], warmup: int, repeat: int
-) -> list[Sample]:
+) -> list[list[Call]]:
     """``repeat`` rounds of one call of each side (who goes first alternates)."""
     for side in sides:
         side.build(case, scale)
     for _ in range(warmup):
         for side in sides:
             side.call()
-    samples: list[Sample] = [([], []) for _ in sides]
+    calls: list[list[Call]] = [[] for _ in sides]
     for round_number in range(repeat):
         order = range(len(sides)) if round_number % 2 else reversed(range(len(sides)))
         for index in order:
-            wall, cpu = sides[index].call()
-            samples[index][0].append(wall)
-            samples[index][1].append(cpu)
-    return samples
+            others = [side for side in sides if side is not sides[index]]
+            calls[index].append(sides[index].call(others[0] if others else None))
+    return calls
 
 
 def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.1f}"
 
 
-def print_row(case: str, ours: Sample, java: Sample | None) -> None:
-    wall, cpu = ours
+def _median(calls: list[Call], field: str) -> float:
+    return statistics.median(getattr(call, field) for call in calls)
+
+
+def print_row(case: str, ours: list[Call], java: list[Call] | None) -> None:
+    wall = [call.wall for call in ours]
     cells = [case, CASES[case][0], _ms(statistics.median(wall)), _ms(min(wall))]
     if java is None:
-        cells += ["-"] * 4 + [_ms(statistics.median(cpu)), "-", "-"]
+        cells += ["-"] * 4 + [_ms(_median(ours, "cpu")), "-", "-"]
     else:
-        j_wall, j_cpu = java
+        j_wall = [call.wall for call in java]
         cells += [
             _ms(statistics.median(j_wall)), _ms(min(j_wall)),
             f"{statistics.median(wall) / statistics.median(j_wall):.2f}",
             f"{min(wall) / min(j_wall):.2f}",
-            _ms(statistics.median(cpu)), _ms(statistics.median(j_cpu)),
-            f"{statistics.median(cpu) / statistics.median(j_cpu):.2f}",
+            _ms(_median(ours, "cpu")), _ms(_median(java, "cpu")),
+            f"{_median(ours, 'cpu') / _median(java, 'cpu'):.2f}",
         ]
     print("{:5} {:8} {:>8} {:>8} {:>9} {:>9} {:>7} {:>7} {:>8} {:>9} {:>7}".format(*cells))
+    for side, calls in (("py", ours), ("java", java or [])):
+        if not calls:
+            continue
+        others = [c.other_cpu for c in calls if c.other_cpu is not None]
+        preempted = sorted(call.preempted for call in calls)
+        print(f"      {side:4} medians: process cpu {_ms(_median(calls, 'process_cpu'))}, "
+              f"{_median(calls, 'gcs'):.0f} collections, preempted per call {preempted}"
+              + (f"; the other side's threads ran {_ms(statistics.median(others))} meanwhile"
+                 if others else ""))
+    if java and all(call.spec_wall is not None for call in ours):
+        # The same calls with the spec's member order and subscription type counted in.
+        with_spec = [call.wall + (call.spec_wall or 0.0) for call in ours]
+        cpu = statistics.median(call.cpu + (call.spec_cpu or 0.0) for call in ours)
+        j_wall = [call.wall for call in java]
+        spec_cpu = _ms(_median(ours, "spec_cpu"))
+        print(f"      py with the spec's member order and subscription type inside "
+              f"(cpu {spec_cpu} of it): wall {_ms(statistics.median(with_spec))}"
+              f" / {_ms(min(with_spec))}, p/j med "
+              f"{statistics.median(with_spec) / statistics.median(j_wall):.2f}, min "
+              f"{min(with_spec) / min(j_wall):.2f}, cpu p/j {cpu / _median(java, 'cpu'):.2f}")
     sys.stdout.flush()
 
 

@@ -11,8 +11,10 @@
  * Commands on stdin, one per line; one answer line each on stdout, flushed:
  *   build CASE SCALE   -> "built CASE MEMBERS ASSIGNED" (after one warm-up call)
  *   prepare            -> "ready": a fresh spec is built and System.gc() run (outside the timing)
- *   go                 -> "call WALL_NS CPU_NS GCS": the timed call on the prepared spec (GCS:
- *                         collections during it; CPU is the calling thread's)
+ *   go                 -> "call WALL_NS CPU_NS GCS PREEMPTED": the timed call on the prepared
+ *                         spec (GCS: collections during it; CPU is the calling thread's;
+ *                         PREEMPTED: the thread's involuntary context switches meanwhile,
+ *                         read from /proc/thread-self/status around the timed region)
  *   quit               -> exits
  * The timed call starts when "go" wakes the thread from its read, as a coordinator thread starts
  * from its event queue (and as the Python side's worker does).
@@ -23,6 +25,8 @@ import java.io.InputStreamReader;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Set;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
@@ -39,6 +43,20 @@ public final class ServerAssignorStep {
             n += Math.max(0, gc.getCollectionCount());
         }
         return n;
+    }
+
+    /** This thread's involuntary context switches so far (-1 where /proc does not say). */
+    static long preempted() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/thread-self/status"))) {
+                if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                    return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                }
+            }
+        } catch (Exception e) {
+            // not Linux
+        }
+        return -1;
     }
 
     static long assigned(ServerAssignorPerf.Group g, GroupAssignment result) {
@@ -76,14 +94,17 @@ public final class ServerAssignorStep {
                 }
                 case "go" -> {
                     long g0 = gcCount();
+                    long n0 = preempted();
                     long c0 = threads.getCurrentThreadCpuTime();
                     long w0 = System.nanoTime();
                     GroupAssignment result = group.assign(spec);
                     long w1 = System.nanoTime();
                     long c1 = threads.getCurrentThreadCpuTime();
+                    long n1 = preempted();
                     sink = result;
                     spec = null;
-                    System.out.printf("call %d %d %d%n", w1 - w0, c1 - c0, gcCount() - g0);
+                    System.out.printf("call %d %d %d %d%n", w1 - w0, c1 - c0, gcCount() - g0,
+                        n0 < 0 ? -1 : n1 - n0);
                 }
                 case "quit" -> {
                     return;

@@ -199,7 +199,10 @@ class _Builder:
         """The result in Java's map order: an untouched member keeps its current map object."""
         assert self.edits is not None, "built without java_order"
         return {
-            member_id: edits.java_order(drop_emptied=True) if edits.log else dict(edits.current)
+            # edits.current is the member's ServerMember.current: tuples of partitions
+            member_id: edits.java_order(drop_emptied=True)
+            if edits.log
+            else dict(edits.current)  # type: ignore[arg-type]
             for member_id, edits in zip(self.member_ids, self.edits, strict=True)
         }
 
