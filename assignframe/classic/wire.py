@@ -62,8 +62,11 @@ def decode_subscription(data: bytes) -> codec.Subscription:
 # The codec's functions are pure and their results frozen, so equal bytes are decoded once
 # (bounded: memory stays flat over a fleet). Members of a group often send identical
 # subscriptions (EAGER strategies without user data): 671 distinct among the 6,093 members of
-# 500 generated groups (audit.synthetic).
-_decode_subscription_bytes = functools.lru_cache(2048)(codec.decode_subscription)
+# 500 generated groups (audit.synthetic). A function of its own, so that importing this module
+# does not load the codec's declarations (start-up: tests/test_startup.py).
+@functools.lru_cache(2048)
+def _decode_subscription_bytes(data: bytes) -> codec.Subscription:
+    return codec.decode_subscription(data)
 
 
 def member_from_subscription(
