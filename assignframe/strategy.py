@@ -67,6 +67,7 @@ from .model import (
     MemberAssignment,
     MemberState,
     RebalanceProtocol,
+    trusted,
 )
 
 __all__ = ["Strategy"]
@@ -148,7 +149,9 @@ class Strategy(Configurable, abc.ABC):
         The default keeps the assigned partitions and the generation, and the previous
         ``strategy_state`` unchanged.
         """
-        return MemberState(assignment.partitions, generation, state.strategy_state)
+        # the partitions of a MemberAssignment are normalised already: not checked again
+        return trusted(MemberState, owned_partitions=assignment.partitions,
+                       generation=generation, strategy_state=state.strategy_state)
 
     def owners_per_partition(self, group: GroupSubscription) -> int:
         """How many distinct members each subscribed partition is given to (redundancy).

@@ -46,6 +46,7 @@ from ..model import (
     RebalanceProtocol,
     SubscriptionMetadata,
     TopicPartition,
+    trusted,
 )
 from ..strategy import Strategy
 from . import wire
@@ -63,6 +64,7 @@ __all__ = [
     "partitions_kept_at_join",
     "revoked_at_sync",
     "state_at_join",
+    "state_keeping",
     "subscription_bytes",
 ]
 
@@ -161,10 +163,16 @@ def state_at_join(
     state: MemberState, topics: Iterable[str], protocol: RebalanceProtocol
 ) -> MemberState:
     """The member's state once it has given up what :func:`partitions_kept_at_join` drops."""
-    kept = partitions_kept_at_join(state, topics, protocol)
+    return state_keeping(state, partitions_kept_at_join(state, topics, protocol))
+
+
+def state_keeping(state: MemberState, kept: tuple[TopicPartition, ...]) -> MemberState:
+    """``state`` owning only ``kept`` (a normalised tuple of what it owned: what
+    :func:`partitions_kept_at_join` returns)."""
     if kept == state.owned_partitions:
         return state
-    return MemberState(kept, state.generation, state.strategy_state)
+    return trusted(MemberState, owned_partitions=kept, generation=state.generation,
+                   strategy_state=state.strategy_state)
 
 
 def claimed_state(state: MemberState, subscription: bytes) -> MemberState:

@@ -18,6 +18,7 @@ from ..model import (
     MemberState,
     RebalanceProtocol,
     SubscriptionMetadata,
+    trusted,
 )
 from ..strategy import Strategy
 
@@ -39,7 +40,10 @@ def subscription_metadata(
     rack: str | None,
     protocol: RebalanceProtocol,
 ) -> SubscriptionMetadata:
-    return SubscriptionMetadata(
+    topics = tuple(topics)
+    # what partitions_kept_at_join returns is normalised already: not checked again
+    return trusted(
+        SubscriptionMetadata,
         topics=topics,
         user_data=strategy.subscription_user_data(topics, state),
         owned_partitions=partitions_kept_at_join(state, topics, protocol),

@@ -1,26 +1,20 @@
-"""A consumer's hook calls in the runner's joins and syncs, the default hooks' results built
-directly.
+"""A consumer's hook calls in the runner's joins and syncs.
 
-Where a strategy's ``subscription_metadata`` or ``on_assignment`` hook is assignframe's default
+Where a strategy's ``subscription_metadata`` hook is assignframe's default
 (:meth:`~assignframe.plugins.PluginManager.default_hooks`: no plugin implements it and the
-strategy keeps the base method), its result is known without calling it: no user data, what
-the member keeps at join (:func:`~assignframe.classic.protocol.partitions_kept_at_join`), the
-assigned partitions kept with the strategy state unchanged. :class:`MemberHooks` builds that
-result from values the model has already normalised (one frozen object each, no hook layer, no
-second computation of what the member keeps); any other hook is called through the plugin
-manager as before. tests/rebalance/test_member_hooks.py holds both ways equal.
+strategy keeps the base method), the join calls the default itself (no hook layer; decided once
+per strategy in a loop) and takes the member's state once joined from what it sends (the
+partitions it keeps at join), instead of working them out a second time
+(:func:`~assignframe.classic.protocol.state_at_join`); a default ``on_assignment`` is called the
+same way. Any other hook is called through the plugin manager.
+tests/rebalance/test_member_hooks.py holds both ways equal.
 """
 
 from __future__ import annotations
 
-from ..classic.protocol import partitions_kept_at_join, state_at_join
-from ..model import (
-    MemberAssignment,
-    MemberState,
-    RebalanceProtocol,
-    SubscriptionMetadata,
-    trusted,
-)
+from ..classic.protocol import state_at_join, state_keeping
+from ..model import MemberAssignment, MemberState, RebalanceProtocol, SubscriptionMetadata
+from ..plugins import defaults
 from ..plugins.manager import PluginManager
 from ..strategy import Strategy
 
@@ -55,24 +49,8 @@ class MemberHooks:
         if not self._default(strategy, "subscription_metadata"):
             metadata = self._pm.subscription_metadata(strategy, topics, state, rack, protocol)
             return metadata, state_at_join(state, topics, protocol)
-        kept = partitions_kept_at_join(state, topics, protocol)
-        metadata = trusted(
-            SubscriptionMetadata,
-            topics=topics,
-            user_data=None,
-            owned_partitions=kept,
-            generation=state.generation,
-            rack=rack,
-        )
-        if kept == state.owned_partitions:
-            return metadata, state
-        joined = trusted(
-            MemberState,
-            owned_partitions=kept,
-            generation=state.generation,
-            strategy_state=state.strategy_state,
-        )
-        return metadata, joined
+        metadata = defaults.subscription_metadata(strategy, topics, state, rack, protocol)
+        return metadata, state_keeping(state, metadata.owned_partitions)
 
     def on_assignment(
         self,
@@ -82,11 +60,6 @@ class MemberHooks:
         state: MemberState,
     ) -> MemberState:
         """The member's state after receiving ``assignment`` (the ``on_assignment`` hook)."""
-        if not self._default(strategy, "on_assignment"):
-            return self._pm.on_assignment(strategy, assignment, generation, state)
-        return trusted(
-            MemberState,
-            owned_partitions=assignment.partitions,
-            generation=generation,
-            strategy_state=state.strategy_state,
-        )
+        if self._default(strategy, "on_assignment"):
+            return defaults.on_assignment(strategy, assignment, generation, state)
+        return self._pm.on_assignment(strategy, assignment, generation, state)
