@@ -8,6 +8,7 @@ Mappings are copied into fresh dicts on construction; treat them as read-only.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import countOf
@@ -28,6 +29,7 @@ __all__ = [
     "count_error",
     "group_size_error",
     "partition_pairs",
+    "topic_partitions",
     "partitions_from_pairs",
     "trusted",
 ]
@@ -132,6 +134,14 @@ def group_size_error(counts: Mapping[str, int]) -> str | None:
             f"{MAX_GROUP_PARTITIONS:,}")
 
 
+@functools.lru_cache(1024)
+def topic_partitions(topic: str, count: int) -> tuple[TopicPartition, ...]:
+    """Every partition of ``topic`` (``count`` of them) in partition order, built once per
+    (topic, count): the rounds of a replay, a group's targets and the generations of one group
+    share the objects (and compare by identity)."""
+    return tuple([TopicPartition(topic, p) for p in range(count)])
+
+
 @dataclass(frozen=True)
 class Cluster:
     """What the leader knows of the topics: partition counts and, optionally, replica racks.
@@ -151,9 +161,7 @@ class Cluster:
 
     def partitions(self, topic: str) -> tuple[TopicPartition, ...]:
         """All partitions of ``topic`` in partition order (empty if the topic is unknown)."""
-        return tuple(
-            TopicPartition(topic, p) for p in range(self.partitions_per_topic.get(topic, 0))
-        )
+        return topic_partitions(topic, self.partitions_per_topic.get(topic, 0))
 
     def racks_of(self, partition: TopicPartition) -> tuple[str, ...]:
         """Replica racks of one partition (empty when unknown)."""

@@ -32,7 +32,13 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..javaorder import Uuid
-from ..model import GroupAssignment, GroupSubscription, MemberAssignment, TopicPartition
+from ..model import (
+    GroupAssignment,
+    GroupSubscription,
+    MemberAssignment,
+    TopicPartition,
+    topic_partitions,
+)
 from ..plugins.manager import PluginManager
 from ..server_assignor import (
     ServerAssignment,
@@ -178,7 +184,7 @@ def _targets(
 ) -> GroupAssignment:
     """The result as the model's assignment: every member, its partitions sorted."""
     tables = {
-        tid: (t.name, _topic_partitions(t.name, t.partitions)) for tid, t in spec.topics.items()
+        tid: (t.name, topic_partitions(t.name, t.partitions)) for tid, t in spec.topics.items()
     }
     held = result.members
     return GroupAssignment(
@@ -187,13 +193,6 @@ def _targets(
             for member_id in group.members
         }
     )
-
-
-@functools.lru_cache(1024)
-def _topic_partitions(topic: str, count: int) -> tuple[TopicPartition, ...]:
-    """Every partition of ``topic`` (``count`` of them), built once: a group's two targets, and
-    the snapshots of one group's generations, share them."""
-    return tuple([TopicPartition(topic, p) for p in range(count)])
 
 
 _Table = tuple[str, tuple[TopicPartition, ...]]
