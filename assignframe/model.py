@@ -29,8 +29,8 @@ __all__ = [
     "count_error",
     "group_size_error",
     "partition_pairs",
-    "topic_partitions",
     "partitions_from_pairs",
+    "topic_partitions",
     "trusted",
 ]
 
