@@ -13,7 +13,14 @@ from typing import Any
 
 import assignframe_codec as codec
 
-from ..model import Member, MemberAssignment, SubscriptionMetadata, TopicPartition, trusted
+from ..model import (
+    Member,
+    MemberAssignment,
+    SubscriptionMetadata,
+    TopicPartition,
+    partitions_of_topic,
+    trusted,
+)
 
 __all__ = [
     "WIRE_VERSION",
@@ -214,4 +221,7 @@ def _pair_tuples(partitions: Iterable[TopicPartition]) -> list[tuple[str, int]]:
 
 def flatten_partitions(groups: Iterable[codec.TopicPartitions]) -> tuple[TopicPartition, ...]:
     """The model's partitions from the codec's per-topic groups, in the bytes' order."""
-    return tuple(TopicPartition(group.topic, p) for group in groups for p in group.partitions)
+    partitions: list[TopicPartition] = []
+    for group in groups:
+        partitions += partitions_of_topic(group.topic, group.partitions)
+    return tuple(partitions)
