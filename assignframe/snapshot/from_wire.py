@@ -12,6 +12,7 @@ from typing import Any
 from ..classic import wire
 from ..errors import CodecError, MalformedSnapshot
 from ..model import (
+    MAX_PARTITION_COUNT,
     Cluster,
     GroupAssignment,
     Member,
@@ -19,6 +20,7 @@ from ..model import (
     TopicPartition,
     count_error,
     group_size_error,
+    trusted,
 )
 from .group_snapshot import GroupSnapshot, MemberInfo, MemberWire
 from .schema import merge_notes
@@ -135,21 +137,25 @@ def _cluster(
     for topic, n in counts.items():
         if n is None:  # not captured
             continue
-        problem = count_error(n)
-        if problem:
-            raise MalformedSnapshot(f"topic_partitions[{topic!r}]: {problem}")
+        if type(n) is not int or not 0 <= n <= MAX_PARTITION_COUNT:  # (a call only then)
+            problem = count_error(n)
+            if problem:
+                raise MalformedSnapshot(f"topic_partitions[{topic!r}]: {problem}")
         known[topic] = n
-    seen: dict[str, int] = {}
+    notes: list[str] = []
+    partitions = known
     if not known.keys() >= set(map(_topic, _held_or_claimed(members, current))):  # (rare)
+        seen: dict[str, int] = {}
         for tp in _held_or_claimed(members, current):
             seen[tp.topic] = max(seen.get(tp.topic, 0), tp.partition + 1)
-    inferred = sorted(t for t in seen if t not in known)
-    notes = [f"partition count of {t} not captured; inferred {seen[t]}" for t in inferred]
-    partitions = {**{t: seen[t] for t in inferred}, **known}
+        inferred = sorted(t for t in seen if t not in known)
+        notes = [f"partition count of {t} not captured; inferred {seen[t]}" for t in inferred]
+        partitions = {**{t: seen[t] for t in inferred}, **known}
     too_large = group_size_error(partitions)
     if too_large:
         raise MalformedSnapshot(f"topic_partitions: {too_large}")
-    return Cluster(partitions), notes
+    # a fresh dict of valid counts, as Cluster() would copy it
+    return trusted(Cluster, partitions_per_topic=partitions, partition_racks=None), notes
 
 
 _topic = operator.itemgetter(0)

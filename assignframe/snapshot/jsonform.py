@@ -124,12 +124,13 @@ def read_snapshot(raw: Mapping[str, Any] | str) -> AnySnapshot:
     read = _read_members(group_id, members_raw)
     cluster, cluster_notes = _cluster(column(row, "topic_partitions") or {}, read.members,
                                       read.current)
-    return GroupSnapshot(
+    return trusted(  # every field, each checked above; the dicts are this reading's own
+        GroupSnapshot,
         group_id=group_id,
         generation=int_or(row.get("generation"), -1),
         protocol=row.get("protocol") or None,
         members=read.members,
-        current=GroupAssignment(read.current),
+        current=trusted(GroupAssignment, assignments=read.current),
         cluster=cluster,
         lags=lags_from_lists(column(row, "partition_lags")),
         notes=tuple(merge_notes(row.get("notes") or [], read.notes + cluster_notes)),
@@ -138,7 +139,7 @@ def read_snapshot(raw: Mapping[str, Any] | str) -> AnySnapshot:
         group_type=group_type,
         group_state=text_or_none(row.get("group_state")),
         member_info=read.info,
-        target=GroupAssignment(read.target) if read.target else None,
+        target=trusted(GroupAssignment, assignments=read.target) if read.target else None,
         target_epoch=int_or(row.get("target_epoch"), None),
         assignor=text_or_none(row.get("assignor")),
         observed_at=number_or_none(row.get("observed_at")),
@@ -188,9 +189,10 @@ def _read_members(group_id: str, members_raw: list[Any]) -> _ReadMembers:
 def _member_info(raw: Mapping[str, Any]) -> MemberInfo | None:
     """Who the member is; None when nothing is known (equal to ``MemberInfo()``)."""
     get = raw.get
-    client_id = text_or_none(get("client_id"))
-    client_host = text_or_none(get("client_host"))
-    client_software = text_or_none(get("client_software"))
+    # text_or_none() written out: a call per field costs more than its check
+    client_id = value if isinstance(value := get("client_id"), str) and value else None
+    client_host = value if isinstance(value := get("client_host"), str) and value else None
+    client_software = value if isinstance(value := get("client_software"), str) and value else None
     protocols = get("protocols")
     if type(protocols) is not list:
         protocols = ()
