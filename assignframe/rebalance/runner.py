@@ -181,16 +181,12 @@ class GroupRunner:
         self._next_generation(generation)
         name = strategy or self.default_strategies[0]
         own = options or {}
-        hooks = MemberHooks(self._pm)
-        self._states = {
-            member_id: hooks.on_assignment(
-                self._strategy(name, own.get(member_id)),
-                _as_received(received),
-                generation,
-                _NEW_MEMBER,
-            )
-            for member_id, received in assignment.assignments.items()
-        }
+        hook_of = MemberHooks(self._pm).on_assignment_of
+        states: dict[str, MemberState] = {}
+        for member_id, received in assignment.assignments.items():
+            strategy = self._strategy(name, own.get(member_id))
+            states[member_id] = hook_of(strategy)(_as_received(received), generation, _NEW_MEMBER)
+        self._states = states
         self._generation, self._last_assignment = generation, assignment
 
     def rebalance(
@@ -264,13 +260,14 @@ class GroupRunner:
     ) -> Rebalance:
         """``first`` and the cooperative follow-up rounds it needs."""
         rounds = [first]
-        # Crafted bytes are sent once: consumers rejoining for a follow-up build their own.
-        rejoin = tuple(
-            c if c.subscription is None else dataclasses.replace(c, subscription=None)
-            for c in joining
-        )
-        while rounds[-1].revoked and len(rounds) <= self.max_followups:
-            rounds.append(self.play_round(rejoin, lags=lags, followup=True))
+        if first.revoked:
+            # Crafted bytes are sent once: consumers rejoining for a follow-up build their own.
+            rejoin = tuple(
+                c if c.subscription is None else dataclasses.replace(c, subscription=None)
+                for c in joining
+            )
+            while rounds[-1].revoked and len(rounds) <= self.max_followups:
+                rounds.append(self.play_round(rejoin, lags=lags, followup=True))
         return Rebalance(tuple(rounds), settled=not rounds[-1].revoked)
 
     def play_round(
@@ -371,7 +368,11 @@ class GroupRunner:
         states = self._states
         self._states = {c.member_id: states.get(c.member_id, _NEW_MEMBER) for c in joining}
         hooks = MemberHooks(self._pm)
-        return [self._join(c, self._strategy(protocol_name, c.options), hooks) for c in joining]
+        shared = self._strategy(protocol_name)  # for every consumer without options of its own
+        return [
+            self._join(c, self._strategy(protocol_name, c.options) if c.options else shared, hooks)
+            for c in joining
+        ]
 
     def _join(self, consumer: Consumer, strategy: Strategy, hooks: MemberHooks) -> Join:
         protocol = self._rebalance_protocol(consumer)
@@ -444,15 +445,16 @@ class GroupRunner:
         """Each consumer reads its bytes and updates its state; returns cooperative revocations."""
         revoked: dict[str, tuple[TopicPartition, ...]] = {}
         sent_to, states = assignment.assignments, self._states
-        on_assignment = MemberHooks(self._pm).on_assignment
+        hook_of = MemberHooks(self._pm).on_assignment_of
+        decoded = self.wire
         for join in joins:
             member_id, state = join.consumer.member_id, join.state
             sent = sent_to[member_id]
-            if not self.wire and wire.reads_back_as_is(sent.user_data):
+            if not decoded and wire.reads_back_as_is(sent.user_data):
                 received = wire.received_assignment(sent)
             else:
                 received = wire.decode_member_assignment(assignment_bytes[member_id])
-            states[member_id] = on_assignment(join.strategy, received, generation, state)
+            states[member_id] = hook_of(join.strategy)(received, generation, state)
             lost = revoked_at_sync(join.protocol, state.owned_partitions, received.partitions)
             if lost:
                 revoked[member_id] = lost
