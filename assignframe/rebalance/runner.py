@@ -455,9 +455,10 @@ class GroupRunner:
             else:
                 received = wire.decode_member_assignment(assignment_bytes[member_id])
             states[member_id] = hook_of(join.strategy)(received, generation, state)
-            lost = revoked_at_sync(join.protocol, state.owned_partitions, received.partitions)
-            if lost:
-                revoked[member_id] = lost
+            if state.owned_partitions:  # owning nothing at join (every EAGER member), it loses none
+                lost = revoked_at_sync(join.protocol, state.owned_partitions, received.partitions)
+                if lost:
+                    revoked[member_id] = lost
         return revoked
 
 
