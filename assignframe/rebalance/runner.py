@@ -63,6 +63,7 @@ from ..model import (
     MemberState,
     RebalanceProtocol,
     TopicPartition,
+    trusted,
 )
 from ..plugins.manager import PluginManager, get_plugin_manager
 from ..strategy import Strategy
@@ -314,7 +315,8 @@ class GroupRunner:
             }
         else:
             assignment_bytes = EncodedOnRead(assignment.assignments, wire.encode_member_assignment)
-        result = RoundResult(
+        result = trusted(  # every field given, as is: RoundResult normalises nothing
+            RoundResult,
             index=self._rounds_played,
             generation=new_generation,
             followup=followup,
