@@ -183,7 +183,7 @@ class Join(NamedTuple):
     protocol, its state once joined (what it still owns), what it sent.
 
     ``subscription`` is None when a ``wire=False`` runner has not encoded ``metadata``.
-    (Immutable as a frozen dataclass, built at a third of the cost: one per member per round,
+    (Immutable as a frozen dataclass, built at half the cost or less: one per member per round,
     and one more per strategy replayed alike.)
     """
 
