@@ -217,5 +217,5 @@ def join_subscriptions(joins: Sequence[Join]) -> Mapping[str, bytes]:
     if all(join.subscription is not None for join in joins):
         return {join.member_id: join.subscription_bytes for join in joins}
     return EncodedOnRead(
-        {join.member_id: join for join in joins}, operator.attrgetter("subscription_bytes")
+        {join.consumer.member_id: join for join in joins}, operator.attrgetter("subscription_bytes")
     )

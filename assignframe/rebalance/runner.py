@@ -408,21 +408,20 @@ class GroupRunner:
         read = self._reader(strategy)
         decodes = "decode_user_data" not in self._pm.default_hooks(strategy)
         for join in joins:
-            instance_id = join.consumer.group_instance_id
-            metadata = join.metadata
+            consumer, metadata = join.consumer, join.metadata
+            member_id, instance_id = consumer.member_id, consumer.group_instance_id
             if (
                 join.subscription is None  # wire=False
                 and metadata is not None
                 and wire.reads_back_as_is(metadata.user_data)
             ):
-                member_id = join.member_id
                 if decodes:
                     member = leader_member_from_metadata(member_id, metadata, instance_id, read)
                 else:  # the same member for every strategy that decodes nothing
                     member = leader_member_undecoded(member_id, metadata, instance_id)
             else:
-                member = leader_member(join.member_id, join.subscription_bytes, instance_id, read)
-            members[join.member_id] = member
+                member = leader_member(member_id, join.subscription_bytes, instance_id, read)
+            members[member_id] = member
         if lags is None:
             topics = tuple(sorted({t for member in members.values() for t in member.topics}))
             lags = self._pm.lag_source(cluster=self.cluster, topics=topics, group_id=self.group_id)
