@@ -3,9 +3,10 @@
 A hook with one plain implementation (the usual case: the defaults alone, or one strategy's
 methods through them) is called directly, with the arguments it declares, exactly as pluggy's
 loop would call it; a hook with none (an observer hook nobody installed) returns what pluggy's
-loop returns over no implementation (``[]``, or None for a first-result hook). pluggy's dispatch costs ~1.7 us a call and the group runner makes several
-calls per member per round: measured on the fleet audit, the direct call takes a hook call from
-2.5 us to 0.9 us (docs/performance.md, "Hook calls"). Any registration, wrapper or monitoring
+loop returns over no implementation (``[]``, or None for a first-result hook). pluggy's
+dispatch costs ~1.7 us a call and the group runner makes several calls per member per round:
+measured on the fleet audit, the direct call takes a hook call from 2.5 us to 0.9 us
+(docs/performance.md, "Hook calls"). Any registration, wrapper or monitoring
 (``ASSIGNFRAME_TRACE_PLUGINS``) sends calls back through pluggy, so behaviour never differs.
 
 The same decision tells when a hook's lone implementation is a given function (assignframe's
