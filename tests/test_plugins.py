@@ -311,6 +311,31 @@ def test_direct_non_firstresult_hook_returns_what_pluggy_returns():
     assert direct == through_pluggy == [2]
 
 
+def test_hook_with_no_implementation_returns_what_pluggy_returns():
+    """An observer or lag hook nobody implements is answered without pluggy's loop: [] for a
+    plain hook, None for a first-result one, as pluggy answers; once a plugin implements it,
+    the call goes to it."""
+    manager = isolated_plugin_manager([STRATEGIES_PLUGIN])
+    strategy = manager.strategy("modulo")
+    assignment = manager.assign(strategy, GROUP)
+    kwargs = {"strategy": strategy, "group": GROUP, "assignment": assignment}
+    lag_kwargs = {"group_id": "g", "cluster": GROUP.cluster, "topics": ("t",)}
+    assert manager._calls._lone_implementation("after_assignment") == (None, (), False)
+    assert manager._calls._lone_implementation("lag_source") == (None, (), True)
+    through_pluggy = manager.hook_manager.hook.after_assignment(**kwargs)
+    assert manager._call("after_assignment", **kwargs) == through_pluggy == []
+    assert manager.hook_manager.hook.lag_source(**lag_kwargs) is None
+    assert manager._call("lag_source", **lag_kwargs) is None
+
+    class Lags:
+        @hookimpl
+        def lag_source(self, group_id, cluster, topics):
+            return {TopicPartition("t", 0): 5}
+
+    manager.register(Lags(), name="lags")
+    assert manager._call("lag_source", **lag_kwargs) == {TopicPartition("t", 0): 5}
+
+
 ALL_DEFAULT = frozenset({"subscription_metadata", "decode_user_data", "on_assignment"})
 
 
@@ -390,21 +415,6 @@ def test_check_group_assignment_names_the_first_partition_the_wire_cannot_take(
         assert found is None
     else:
         assert found == f"{problem} that is not TopicPartition(str, int)"
-
-
-def test_a_hook_nothing_implements_returns_what_pluggy_returns():
-    manager = isolated_plugin_manager([STRATEGIES_PLUGIN])
-    strategy = manager.strategy("modulo")
-    assignment = manager.assign(strategy, GROUP)
-    through_pluggy = manager.hook_manager.hook.after_assignment(
-        strategy=strategy, group=GROUP, assignment=assignment
-    )
-    direct = manager._call(
-        "after_assignment", strategy=strategy, group=GROUP, assignment=assignment
-    )
-    assert direct == through_pluggy == []
-    lags = {"cluster": GROUP.cluster, "topics": ("t",), "group_id": None}
-    assert manager._call("lag_source", **lags) is manager.hook_manager.hook.lag_source(**lags)
 
 
 class OwnUserData(Modulo):
