@@ -105,22 +105,13 @@ class Validity:
     @property
     def is_clean(self) -> bool:
         """Valid and nothing withheld, every list empty (nearly every assignment measured)."""
-        return not (
-            self.double_owned or self.unowned or self.non_subscriber or self.unknown
-            or self.withheld
-        )
+        faults = (self.double_owned, self.unowned, self.non_subscriber, self.unknown)
+        return not (any(faults) or self.withheld)
 
     def as_dict(self) -> dict[str, Any]:
         if self.is_clean:  # the common case: no list to convert
-            return {
-                "valid": True,
-                "expected_owners": self.expected_owners,
-                "double_owned": [],
-                "unowned": [],
-                "non_subscriber": [],
-                "unknown": [],
-                "withheld": [],
-            }
+            return {"valid": True, "expected_owners": self.expected_owners, "double_owned": [],
+                    "unowned": [], "non_subscriber": [], "unknown": [], "withheld": []}
         return {
             "valid": self.is_valid,
             "expected_owners": self.expected_owners,
