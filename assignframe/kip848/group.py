@@ -259,7 +259,9 @@ def server_spec(
         if names is None:
             names = existing[member.topics] = tuple(t for t in member.topics if t in counts)
         current = currents and _known_current(currents.get(member_id), counts)
-        members[member_id] = ServerMember(
+        # _current's pairs are tuples already: adopted as they are (a caller's are normalised).
+        build = ServerMember if current else ServerMember._built
+        members[member_id] = build(
             member_id,
             names,
             current or _current(held.get(member_id), counts),
