@@ -102,7 +102,16 @@ class Validity:
         ]
         return "; ".join(p for p in parts if p) or "valid"
 
+    @property
+    def is_clean(self) -> bool:
+        """Valid and nothing withheld, every list empty (nearly every assignment measured)."""
+        faults = (self.double_owned, self.unowned, self.non_subscriber, self.unknown)
+        return not (any(faults) or self.withheld)
+
     def as_dict(self) -> dict[str, Any]:
+        if self.is_clean:  # the common case: no list to convert
+            return {"valid": True, "expected_owners": self.expected_owners, "double_owned": [],
+                    "unowned": [], "non_subscriber": [], "unknown": [], "withheld": []}
         return {
             "valid": self.is_valid,
             "expected_owners": self.expected_owners,
@@ -157,11 +166,13 @@ class RoundMetrics:
         took, follow-ups included).
         """
         validity = self.validity
+        clean = validity.is_clean
+        valid = clean or validity.is_valid
         record: dict[str, Any] = {
-            "valid": validity.is_valid,
-            "complete": validity.is_complete,
-            "problems": "" if validity.is_valid else validity.describe(),
-            "problem_count": validity.problem_count,
+            "valid": valid,
+            "complete": clean or validity.is_complete,
+            "problems": "" if valid else validity.describe(),
+            "problem_count": 0 if clean else validity.problem_count,
             "withheld": len(validity.withheld),
             "members": self.members,
             "partitions_assigned": self.partitions_assigned,

@@ -420,7 +420,11 @@ def children(no_java: bool) -> Iterator[list[Child]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the sizes")
-    parser.add_argument("--repeat", type=int, default=9, help="timed rounds per case and phase")
+    parser.add_argument(
+        "--repeat", type=int, default=31,
+        help="timed rounds per case and phase (under load a minimum of few calls is one lucky "
+        "call's: docs/performance.md)",
+    )
     parser.add_argument("--warmup", type=int, default=3, help="untimed calls per side first")
     parser.add_argument(
         "--load", type=int, default=4, help="busy processes in the loaded phase (0: idle only)"

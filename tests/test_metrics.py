@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from assignframe import Cluster, GroupAssignment, GroupSubscription, Member, TopicPartition
 from assignframe.metrics import (
+    Validity,
     balance_score,
     is_balanced,
     metrics_record,
@@ -204,3 +205,36 @@ def test_a_record_measured_again_is_what_measuring_gives():
     assert list(metrics_record(group, reordered, previous, 1, 2)["lag_per_member"]) == ["b", "a"]
     assert metrics_record(group, now, previous, 2, 2) == fresh(group, now, 2)
     assert fresh(group, now, 2) != fresh(group, now)
+
+
+def test_clean_validity_record_is_the_general_record():
+    """A valid assignment with nothing withheld takes a shortcut in ``as_dict``: the record is
+    the one the general path writes for empty lists (the keys in the same order)."""
+    clean = Validity(2)
+    assert clean.is_clean
+    assert list(clean.as_dict().items()) == [
+        ("valid", True),
+        ("expected_owners", 2),
+        ("double_owned", []),
+        ("unowned", []),
+        ("non_subscriber", []),
+        ("unknown", []),
+        ("withheld", []),
+    ]
+    withheld = Validity(1, withheld=(TopicPartition("t", 0),))
+    assert not withheld.is_clean and withheld.as_dict()["withheld"] == [["t", 0]]
+    group = GroupSubscription(
+        {"a": Member("a", ("t",)), "b": Member("b", ("t",))}, Cluster({"t": 2})
+    )
+    assignment = GroupAssignment.from_partitions(
+        {"a": [TopicPartition("t", 0)], "b": [TopicPartition("t", 1)]}
+    )
+    record = round_metrics(group, assignment).as_dict()
+    assert (record["valid"], record["complete"], record["problems"], record["problem_count"]) == (
+        True, True, "", 0
+    )
+    broken = round_metrics(group, GroupAssignment.from_partitions(
+        {"a": [TopicPartition("t", 0)], "b": []}
+    )).as_dict()
+    assert (broken["valid"], broken["complete"], broken["problem_count"]) == (False, False, 1)
+    assert broken["problems"] == "unowned: t-1"

@@ -311,6 +311,31 @@ def test_direct_non_firstresult_hook_returns_what_pluggy_returns():
     assert direct == through_pluggy == [2]
 
 
+def test_hook_with_no_implementation_returns_what_pluggy_returns():
+    """An observer or lag hook nobody implements is answered without pluggy's loop: [] for a
+    plain hook, None for a first-result one, as pluggy answers; once a plugin implements it,
+    the call goes to it."""
+    manager = isolated_plugin_manager([STRATEGIES_PLUGIN])
+    strategy = manager.strategy("modulo")
+    assignment = manager.assign(strategy, GROUP)
+    kwargs = {"strategy": strategy, "group": GROUP, "assignment": assignment}
+    lag_kwargs = {"group_id": "g", "cluster": GROUP.cluster, "topics": ("t",)}
+    assert manager._calls._lone_implementation("after_assignment") == (None, (), False)
+    assert manager._calls._lone_implementation("lag_source") == (None, (), True)
+    through_pluggy = manager.hook_manager.hook.after_assignment(**kwargs)
+    assert manager._call("after_assignment", **kwargs) == through_pluggy == []
+    assert manager.hook_manager.hook.lag_source(**lag_kwargs) is None
+    assert manager._call("lag_source", **lag_kwargs) is None
+
+    class Lags:
+        @hookimpl
+        def lag_source(self, group_id, cluster, topics):
+            return {TopicPartition("t", 0): 5}
+
+    manager.register(Lags(), name="lags")
+    assert manager._call("lag_source", **lag_kwargs) == {TopicPartition("t", 0): 5}
+
+
 ALL_DEFAULT = frozenset({"subscription_metadata", "decode_user_data", "on_assignment"})
 
 
@@ -390,3 +415,91 @@ def test_check_group_assignment_names_the_first_partition_the_wire_cannot_take(
         assert found is None
     else:
         assert found == f"{problem} that is not TopicPartition(str, int)"
+
+
+class OwnUserData(Modulo):
+    """Overrides every user-data method: the hooks run its methods through the defaults."""
+
+    name = "own-user-data"
+
+    def subscription_user_data(self, topics, state):
+        return b"own"
+
+    def decode_user_data(self, user_data, subscription_version):
+        if user_data == b"bad":
+            raise ValueError("unreadable")
+        return ("decoded", user_data)
+
+    def on_assignment(self, assignment, generation, state):
+        return MemberState(assignment.partitions, generation, "mine")
+
+
+def test_hooks_only_the_defaults_implement_are_called_as_pluggy_would():
+    manager = isolated_plugin_manager([STRATEGIES_PLUGIN])
+    assert manager.defaults_alone() == ALL_DEFAULT
+    strategy, hook = OwnUserData(), manager.hook_manager.hook
+    state = MemberState((TopicPartition("t", 0),), 3, "kept")
+    protocol = RebalanceProtocol.EAGER
+    assert manager.subscription_metadata(strategy, ("t",), state, "r", protocol) == (
+        hook.subscription_metadata(
+            strategy=strategy, topics=("t",), state=state, rack="r", protocol=protocol
+        )
+    )
+    assert manager.decode_user_data(strategy, "m", b"x", 3) == hook.decode_user_data(
+        strategy=strategy, member_id="m", user_data=b"x", subscription_version=3
+    )
+    with pytest.raises(UserDataError, match="member 'm': user data cannot be decoded"):
+        manager.decode_user_data(strategy, "m", b"bad", 3)
+    received = MemberAssignment((TopicPartition("t", 1),))
+    assert manager.on_assignment(strategy, received, 4, state) == hook.on_assignment(
+        strategy=strategy, assignment=received, generation=4, state=state
+    )
+
+
+def test_an_on_assignment_only_the_defaults_implement_is_still_checked():
+    class Broken(Modulo):
+        name = "broken"
+
+        def on_assignment(self, assignment, generation, state):
+            return "not a state"
+
+    manager = isolated_plugin_manager([STRATEGIES_PLUGIN])
+    with pytest.raises(StrategyResultError, match="on_assignment .* returned str"):
+        manager.on_assignment(Broken(), MemberAssignment(()), 1, MemberState())
+
+
+class _Bytes(bytes):
+    pass
+
+
+class _Assignment(MemberAssignment):
+    pass
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        MemberAssignment((TopicPartition("t", 1),), b"ud"),
+        MemberAssignment((TopicPartition("t", 1),), _Bytes(b"ud")),  # a bytes subclass passes
+        _Assignment((TopicPartition("t", 1),)),  # so does a MemberAssignment subclass
+        MemberAssignment((TopicPartition("t", 1),), bytearray(b"ud")),
+        MemberAssignment((TopicPartition("t", 1), TopicPartition("t", True))),
+        "not an assignment",
+    ],
+)
+def test_the_group_wide_check_says_what_the_member_by_member_one_says(second):
+    from assignframe.plugins import validation
+
+    group = GroupSubscription({m: Member(m, ("t",)) for m in "ab"}, Cluster({"t": 2}))
+    result = GroupAssignment({"a": MemberAssignment((TopicPartition("t", 0),)), "b": second})
+    member_by_member = None
+    for member_id, assignment in result.assignments.items():
+        problem = validation._member_assignment_problem(assignment)
+        if problem:
+            member_by_member = f"for member {member_id!r} {problem}"
+            break
+    assert validation.check_group_assignment(result, group) == member_by_member
+    assert validation._all_plain(tuple(result.assignments.values())) == (
+        type(second) is MemberAssignment and member_by_member is None
+        and type(second.user_data) is bytes
+    )

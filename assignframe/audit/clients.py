@@ -28,10 +28,11 @@ here ships; docs/audit.md has the table.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..plugins import PluginManager
@@ -149,6 +150,9 @@ _JAVA_DEFAULT_LIST = ("range", "cooperative-sticky")
 _EAGER_ONLY_ADAPTERS = {"aiokafka"}
 
 
+_UNSET = object()
+
+
 @dataclass(frozen=True)
 class MemberClient:
     """What one member runs.
@@ -182,6 +186,9 @@ class GroupClients:
 
     members: Mapping[str, MemberClient]
     installed: Mapping[str, tuple[str, ...]]  # strategy -> its rebalance protocols
+    _cannot_run: dict[str, str | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def describe(self) -> str:
         """``Java (3), kafka-python (1)``: who runs the group."""
@@ -199,8 +206,23 @@ class GroupClients:
 
     def cannot_run(self, strategy: str) -> str | None:
         """None when every member can run ``strategy``; else who cannot, and the adapter that
-        would let them where one exists."""
-        clients = [c for c in self.members.values() if not self._runs(c, strategy)]
+        would let them where one exists (worked out once per strategy: the recommendation
+        asks for each candidate more than once)."""
+        known = self._cannot_run.get(strategy, _UNSET)
+        if known is _UNSET:
+            known = self._cannot_run[strategy] = self._who_cannot_run(strategy)
+        return known  # type: ignore[return-value]
+
+    def _who_cannot_run(self, strategy: str) -> str | None:
+        runs: dict[tuple[Any, ...], bool] = {}  # members of one kind run the same strategies
+        clients = []
+        for client in self.members.values():
+            kind = (client.library, client.version, client.adapter, client.offered)
+            can = runs.get(kind)
+            if can is None:
+                can = runs[kind] = self._runs(client, strategy)
+            if not can:
+                clients.append(client)
         if not clients:
             return None
         who = _members_phrase(clients)
@@ -326,6 +348,7 @@ def _identify(snapshot: GroupSnapshot, member_id: str, reader: _LayoutReader) ->
 Found = tuple[str, str, "tuple[int, ...] | None"]
 
 
+@functools.lru_cache(maxsize=1024)  # members of a group, and groups, share their clients
 def _by_software(software: str | None) -> Found | None:
     if not software:
         return None
@@ -338,6 +361,7 @@ def _by_software(software: str | None) -> Found | None:
     return library, f"client software {software!r}", _version(version)
 
 
+@functools.lru_cache(maxsize=1024)
 def _by_client_id(client_id: str | None) -> Found | None:
     if not client_id:
         return None

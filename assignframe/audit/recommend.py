@@ -79,11 +79,21 @@ def recommend(
     """Pick the best replay of one group (see the module docstring for the rule)."""
     ties = ties or TieBreak(current=protocol)
     order = {o.strategy: i for i, o in enumerate(outcomes)}
+    # Each candidate's criteria and tie key, worked out once (compared many times below).
+    measured = {id(o): _metrics(o) for o in outcomes if _eligible(o, protocol)}
+    keys = {
+        id(o): measured[id(o)] + _tie_key(o.strategy, ties, order)
+        for o in outcomes
+        if id(o) in measured
+    }
 
     def key(outcome: StrategyOutcome) -> tuple[Any, ...]:
-        return _metrics(outcome) + _tie_key(outcome.strategy, ties, order)
+        return keys[id(outcome)]
 
-    valid = sorted((o for o in outcomes if _eligible(o, protocol)), key=key)
+    def criteria(outcome: StrategyOutcome) -> tuple[int, ...]:
+        return measured[id(outcome)]
+
+    valid = sorted((o for o in outcomes if id(o) in measured), key=key)
     runnable = [o for o in valid if ties.cannot_run(o.strategy) is None]
     if not runnable:
         why = "no strategy produced a valid, settled assignment"
@@ -95,10 +105,10 @@ def recommend(
         return Recommendation(None, why)
     best = runnable[0]
     reason = _describe(best, current)
-    tie = len(runnable) > 1 and _metrics(runnable[1]) == _metrics(best)
+    tie = len(runnable) > 1 and criteria(runnable[1]) == criteria(best)
     if len(runnable) > 1:
-        reason += "; " + _beats(best, runnable[1:], ties)
-    better = [o for o in valid if key(o) < key(best) and _metrics(o) != _metrics(best)]
+        reason += "; " + _beats(best, runnable[1:], ties, criteria)
+    better = [o for o in valid if key(o) < key(best) and criteria(o) != criteria(best)]
     if better:
         winner = better[0]
         reason += (
@@ -152,13 +162,18 @@ def _first_difference(ours: StrategyOutcome, theirs: StrategyOutcome) -> str:
     return "equal"
 
 
-def _beats(best: StrategyOutcome, others: Sequence[StrategyOutcome], ties: TieBreak) -> str:
+def _beats(
+    best: StrategyOutcome,
+    others: Sequence[StrategyOutcome],
+    ties: TieBreak,
+    criteria: Callable[[StrategyOutcome], tuple[int, ...]],
+) -> str:
     """How ``best`` won: the first criterion it beat the runner-up on, or the tie and what
-    broke it."""
+    broke it (``criteria``: each outcome's :func:`_metrics`)."""
     runner_up = others[0]
-    if _metrics(runner_up) != _metrics(best):
+    if criteria(runner_up) != criteria(best):
         return f"beats {runner_up.strategy} on {_first_difference(best, runner_up)}"
-    tied = [o.strategy for o in others if _metrics(o) == _metrics(best)]
+    tied = [o.strategy for o in others if criteria(o) == criteria(best)]
     names = tied[0] if len(tied) == 1 else f"{', '.join(tied[:-1])} and {tied[-1]}"
     return f"a tie with {names} on every metric; {_tie_reason(best.strategy, ties)}"
 
@@ -174,4 +189,12 @@ def _tie_reason(strategy: str, ties: TieBreak) -> str:
 
 
 def _metrics(outcome: StrategyOutcome) -> tuple[int, ...]:
-    return tuple(_value(outcome, key) for key, _ in CRITERIA)
+    """The outcome's value of each of :data:`CRITERIA` (0 where not a number), in order."""
+    metrics = outcome.metrics or {}
+    return tuple(
+        value if isinstance(value, int) else 0
+        for value in map(metrics.get, _CRITERIA_KEYS)
+    )
+
+
+_CRITERIA_KEYS = tuple(key for key, _ in CRITERIA)

@@ -154,10 +154,7 @@ def replay_strategy(
 ) -> StrategyOutcome:
     """Adopt the current assignment, then a real rebalance under ``strategy`` (``preferences``:
     the members' own options when already read)."""
-    try:
-        return _replay(snapshot, strategy, context, preferences)
-    except Exception as exc:  # one strategy failing on one group is a result, not a crash
-        return StrategyOutcome(strategy, None, None, error=f"{type(exc).__name__}: {exc}")
+    return _replay_or_error(snapshot, strategy, context, preferences, None)
 
 
 def replay_strategies(
@@ -177,16 +174,34 @@ def replay_strategies(
                 continue
     without_options = {n: context.instance(n) for n, p in preferences.items() if not p.options}
     alike = alike_groups(context.pm, without_options)
+    # Members without options offering nothing of their own (the runner's strategy): the same
+    # consumers for every such replay of the group.
+    plain = [_consumer(m, (), {}) for m in snapshot.members.values()] if without_options else None
     outcomes: dict[str, StrategyOutcome] = {}
     for names in alike:
         try:
-            outcomes |= _replay_alike(snapshot, names, context, preferences)
+            outcomes |= _replay_alike(snapshot, names, context, preferences, plain)
         except Exception:  # noqa: BLE001 - replayed alone below, each with its own error
             pass
     return [
-        outcomes.get(name) or replay_strategy(snapshot, name, context, preferences.get(name))
+        outcomes.get(name)
+        or _replay_or_error(snapshot, name, context, preferences.get(name), plain)
         for name in strategies
     ]
+
+
+def _replay_or_error(
+    snapshot: GroupSnapshot,
+    strategy: str,
+    context: AuditContext,
+    preferences: MemberPreferences | None,
+    plain: Sequence[Consumer] | None,
+) -> StrategyOutcome:
+    """:func:`replay_strategy`, with the group's ``plain`` consumers when already built."""
+    try:
+        return _replay(snapshot, strategy, context, preferences, plain)
+    except Exception as exc:  # one strategy failing on one group is a result, not a crash
+        return StrategyOutcome(strategy, None, None, error=f"{type(exc).__name__}: {exc}")
 
 
 def _replay_alike(
@@ -194,9 +209,10 @@ def _replay_alike(
     names: tuple[str, ...],
     context: AuditContext,
     preferences: Mapping[str, MemberPreferences],
+    plain: Sequence[Consumer] | None = None,
 ) -> dict[str, StrategyOutcome]:
     runner = GroupRunner(names[0], cluster=snapshot.cluster, pm=context.pm, wire=False)
-    consumers = [_consumer(m, (), {}) for m in snapshot.members.values()]
+    consumers = plain or [_consumer(m, (), {}) for m in snapshot.members.values()]
     runner.adopt(snapshot.current, max(snapshot.generation, 1))
     played = runner.rebalance_alike(names, consumers, lags=snapshot.lags)
     return {
@@ -217,6 +233,7 @@ def _replay(
     strategy: str,
     context: AuditContext,
     preferences: MemberPreferences | None,
+    plain: Sequence[Consumer] | None = None,
 ) -> StrategyOutcome:
     if strategy.startswith(SERVER_PREFIX):  # a consumer group: the broker assigns
         target, metrics = server_replay(snapshot, strategy, context.pm)
@@ -224,10 +241,14 @@ def _replay(
     runner = GroupRunner(strategy, cluster=snapshot.cluster, pm=context.pm, wire=False)
     preferences = preferences or _preferences(snapshot, strategy, context)
     options = preferences.options
-    consumers = [
-        _consumer(m, (strategy,), dict(options.get(m.member_id) or {}))
-        for m in snapshot.members.values()
-    ]
+    consumers: Sequence[Consumer]
+    if not options and plain is not None:  # offering nothing: the runner's strategy, the same
+        consumers = plain
+    else:
+        consumers = [
+            _consumer(m, (strategy,), dict(options.get(m.member_id) or {}))
+            for m in snapshot.members.values()
+        ]
     runner.adopt(snapshot.current, max(snapshot.generation, 1), options=preferences.options)
     result = runner.rebalance(consumers, lags=snapshot.lags)
     return _outcome(snapshot, strategy, result, preferences)

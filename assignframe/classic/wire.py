@@ -138,6 +138,8 @@ def received_assignment(assignment: MemberAssignment) -> MemberAssignment:
 def wire_order(partitions: tuple[TopicPartition, ...]) -> tuple[TopicPartition, ...]:
     """Partitions as a member reads them from its SyncGroup bytes: grouped by topic in order of
     first appearance, partition order kept (the same tuple when that changes nothing)."""
+    if len(partitions) < 2:
+        return partitions
     seen: set[str] = set()
     last = None
     for topic, _ in partitions:  # usually already grouped: one pass, no copy

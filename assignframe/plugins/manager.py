@@ -113,6 +113,7 @@ class PluginManager:
         self._lock = threading.RLock()
         self._default_hooks: dict[type, frozenset[str]] = {}
         self._default_hooks_changes = -1
+        self._defaults_alone: frozenset[str] = frozenset()
         if sources.tracing_requested():
             self._pm.trace.root.setwriter(sys.stderr.write)
             self._pm.enable_tracing()
@@ -289,26 +290,39 @@ class PluginManager:
 
     # -- hooks -----------------------------------------------------------------------------
 
+    def defaults_alone(self) -> frozenset[str]:
+        """The hooks among ``subscription_metadata``, ``decode_user_data`` and ``on_assignment``
+        that only assignframe's defaults implement (:mod:`assignframe.plugins.defaults`, the same
+        decision as calling a hook without pluggy, :mod:`assignframe.plugins.hookcall`): calling
+        the default is then the hook call, whichever strategy it is for (the default calls the
+        strategy's own method). Re-decided whenever plugins change."""
+        if self._entrypoints_pending:  # what they register counts
+            self._load_entrypoints()
+        if self._default_hooks_changes != self._pm.changes:
+            self._default_hooks, self._default_hooks_changes = {}, self._pm.changes
+            self._defaults_alone = frozenset(
+                hook
+                for hook in _DEFAULT_HOOK_METHODS
+                if self._calls.lone_implementation_is(hook, getattr(defaults, hook))
+            )
+        return self._defaults_alone
+
     def default_hooks(self, strategy: Strategy) -> frozenset[str]:
         """The hooks among ``subscription_metadata``, ``decode_user_data`` and ``on_assignment``
         that do for ``strategy`` exactly what assignframe's defaults do with the base
-        :class:`Strategy` methods: no plugin implements the hook (the same decision as calling
-        it without pluggy, :mod:`assignframe.plugins.hookcall`) and the strategy's class keeps
-        the base method. Callers may then skip the hook and use the known result (no user data,
-        none decoded, the assigned partitions kept). Detected from the class, so no strategy
-        declares anything; re-decided whenever plugins change."""
+        :class:`Strategy` methods: only the defaults implement the hook (:meth:`defaults_alone`)
+        and the strategy's class keeps the base method. Callers may then skip the hook and use
+        the known result (no user data, none decoded, the assigned partitions kept). Detected
+        from the class, so no strategy declares anything; re-decided whenever plugins change."""
         cls = type(strategy)
-        changes = self._pm.changes  # HookCalls.changes, read directly: called per member
-        if self._default_hooks_changes == changes:
-            known = self._default_hooks.get(cls)
-        else:
-            self._default_hooks, self._default_hooks_changes, known = {}, changes, None
+        alone = self.defaults_alone()  # HookCalls.changes read directly: called per member
+        known = self._default_hooks.get(cls)
         if known is None:
             known = self._default_hooks[cls] = frozenset(
                 hook
-                for hook, method in _DEFAULT_HOOK_METHODS.items()
-                if getattr(cls, method, None) is getattr(Strategy, method)
-                and self._calls.lone_implementation_is(hook, getattr(defaults, hook))
+                for hook in alone
+                if getattr(cls, _DEFAULT_HOOK_METHODS[hook], None)
+                is getattr(Strategy, _DEFAULT_HOOK_METHODS[hook])
             )
         own = getattr(strategy, "__dict__", ())
         if known and not _HOOK_METHOD_NAMES.isdisjoint(own):  # a method set on the instance
@@ -324,7 +338,7 @@ class PluginManager:
         protocol: RebalanceProtocol | None = None,
     ) -> SubscriptionMetadata:
         """What a member sends in JoinGroup for ``strategy`` (see the hook of the same name)."""
-        if "subscription_metadata" in self.default_hooks(strategy):
+        if "subscription_metadata" in self.defaults_alone():  # always a SubscriptionMetadata
             return defaults.subscription_metadata(
                 strategy, tuple(topics), state, rack, protocol or strategy.protocol
             )
@@ -345,9 +359,9 @@ class PluginManager:
 
         :raises UserDataError: the bytes cannot be decoded (names the member and the strategy)
         """
-        if "decode_user_data" in self.default_hooks(strategy):
-            return defaults.decode_user_data(strategy, user_data, subscription_version)
         try:
+            if "decode_user_data" in self.defaults_alone():
+                return defaults.decode_user_data(strategy, user_data, subscription_version)
             return self._call(
                 "decode_user_data",
                 strategy=strategy,
@@ -391,8 +405,9 @@ class PluginManager:
         state: MemberState,
     ) -> MemberState:
         """The state a member keeps after receiving ``assignment`` (see the hook)."""
-        if "on_assignment" in self.default_hooks(strategy):
-            return defaults.on_assignment(strategy, assignment, generation, state)
+        if "on_assignment" in self.defaults_alone():
+            new_state = defaults.on_assignment(strategy, assignment, generation, state)
+            return self._expect(MemberState, new_state, strategy, "on_assignment")
         new_state = self._call(
             "on_assignment",
             strategy=strategy,

@@ -6,7 +6,10 @@ Whether an assignment is *good* (each partition owned once, only by subscribers)
 
 from __future__ import annotations
 
-from operator import countOf, itemgetter
+from collections.abc import Iterator
+from itertools import chain
+from operator import attrgetter, countOf, itemgetter
+from types import NoneType
 from typing import Any
 
 from ..model import GroupAssignment, GroupSubscription, MemberAssignment, TopicPartition
@@ -14,20 +17,47 @@ from ..model import GroupAssignment, GroupSubscription, MemberAssignment, TopicP
 __all__ = ["check_group_assignment"]
 
 _topic, _number = itemgetter(0), itemgetter(1)
+_partitions, _user_data = attrgetter("partitions"), attrgetter("user_data")
 
 
 def check_group_assignment(result: Any, group: GroupSubscription) -> str | None:
     """Describe why ``result`` is not a GroupAssignment of exactly ``group``'s members, or None."""
     if not isinstance(result, GroupAssignment):
         return f"{type(result).__name__} instead of a GroupAssignment"
-    problem = _member_set_problem(set(result.assignments), set(group.members))
-    if problem:
-        return problem
-    for member_id, assignment in result.assignments.items():
+    assignments = result.assignments
+    if assignments.keys() != group.members.keys():  # compared as sets
+        problem = _member_set_problem(set(assignments), set(group.members))
+        if problem:
+            return problem
+    if _all_plain(tuple(assignments.values())):
+        return None
+    for member_id, assignment in assignments.items():  # name the first member that is not
         problem = _member_assignment_problem(assignment)
         if problem:
             return f"for member {member_id!r} {problem}"
     return None
+
+
+def _all_plain(assignments: tuple[Any, ...]) -> bool:
+    """True when every one of ``assignments`` is a MemberAssignment of bytes or None user data
+    and partitions as the wire encoder needs them: the usual case, C-level scans of the whole
+    group (no call per member). False says only: look member by member."""
+    size = len(assignments)
+    if countOf(map(type, assignments), MemberAssignment) != size:
+        return False
+    user_data = tuple(map(type, map(_user_data, assignments)))
+    if countOf(user_data, NoneType) + countOf(user_data, bytes) != size:
+        return False
+    total = sum(map(len, map(_partitions, assignments)))
+    return (
+        countOf(map(type, _every_partition(assignments)), TopicPartition) == total
+        and countOf(map(type, map(_topic, _every_partition(assignments))), str) == total
+        and countOf(map(type, map(_number, _every_partition(assignments))), int) == total
+    )
+
+
+def _every_partition(assignments: tuple[MemberAssignment, ...]) -> Iterator[Any]:
+    return chain.from_iterable(map(_partitions, assignments))
 
 
 def _member_set_problem(returned: set[str], expected: set[str]) -> str | None:

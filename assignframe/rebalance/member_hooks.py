@@ -1,16 +1,20 @@
 """A consumer's hook calls in the runner's joins and syncs.
 
-Where a strategy's ``subscription_metadata`` hook is assignframe's default
-(:meth:`~assignframe.plugins.PluginManager.default_hooks`: no plugin implements it and the
-strategy keeps the base method), the join calls the default itself (no hook layer; decided once
-per strategy in a loop) and takes the member's state once joined from what it sends (the
-partitions it keeps at join), instead of working them out a second time
-(:func:`~assignframe.classic.protocol.state_at_join`); a default ``on_assignment`` is called the
-same way. Any other hook is called through the plugin manager.
-tests/rebalance/test_member_hooks.py holds both ways equal.
+Where only assignframe's defaults implement the ``subscription_metadata`` hook
+(:meth:`~assignframe.plugins.PluginManager.defaults_alone`: no plugin does; the default calls the
+strategy's own ``subscription_user_data``, sticky's included), the join calls the default itself
+(no hook layer; decided once per loop) and takes the member's state once joined from what it
+sends (the partitions it keeps at join), instead of working them out a second time
+(:func:`~assignframe.classic.protocol.state_at_join`). An ``on_assignment`` hook that is the
+default for the strategy (:meth:`~assignframe.plugins.PluginManager.default_hooks`: the strategy
+keeps the base method too) is called the same way. Any other hook is called through the plugin
+manager. tests/rebalance/test_member_hooks.py holds both ways equal.
 """
 
 from __future__ import annotations
+
+import functools
+from collections.abc import Callable
 
 from ..classic.protocol import state_at_join, state_keeping
 from ..model import MemberAssignment, MemberState, RebalanceProtocol, SubscriptionMetadata
@@ -18,7 +22,10 @@ from ..plugins import defaults
 from ..plugins.manager import PluginManager
 from ..strategy import Strategy
 
-__all__ = ["MemberHooks"]
+__all__ = ["MemberHooks", "OnAssignment"]
+
+#: One strategy's ``on_assignment`` hook: (assignment, generation, state) -> the member's state.
+OnAssignment = Callable[[MemberAssignment, int, MemberState], MemberState]
 
 
 class MemberHooks:
@@ -29,12 +36,8 @@ class MemberHooks:
     def __init__(self, pm: PluginManager) -> None:
         self._pm = pm
         self._strategy: Strategy | None = None
-        self._defaults: frozenset[str] = frozenset()
-
-    def _default(self, strategy: Strategy, hook: str) -> bool:
-        if strategy is not self._strategy:
-            self._strategy, self._defaults = strategy, self._pm.default_hooks(strategy)
-        return hook in self._defaults
+        self._on_assignment: OnAssignment | None = None
+        self._metadata_alone: bool | None = None  # decided at the loop's first join
 
     def join(
         self,
@@ -46,7 +49,9 @@ class MemberHooks:
     ) -> tuple[SubscriptionMetadata, MemberState]:
         """(what the member sends for ``strategy``: the ``subscription_metadata`` hook, its
         state once joined: :func:`~assignframe.classic.protocol.state_at_join`)."""
-        if not self._default(strategy, "subscription_metadata"):
+        if self._metadata_alone is None:
+            self._metadata_alone = "subscription_metadata" in self._pm.defaults_alone()
+        if not self._metadata_alone:
             metadata = self._pm.subscription_metadata(strategy, topics, state, rack, protocol)
             return metadata, state_at_join(state, topics, protocol)
         metadata = defaults.subscription_metadata(strategy, topics, state, rack, protocol)
@@ -60,6 +65,16 @@ class MemberHooks:
         state: MemberState,
     ) -> MemberState:
         """The member's state after receiving ``assignment`` (the ``on_assignment`` hook)."""
-        if self._default(strategy, "on_assignment"):
-            return defaults.on_assignment(strategy, assignment, generation, state)
-        return self._pm.on_assignment(strategy, assignment, generation, state)
+        return self.on_assignment_of(strategy)(assignment, generation, state)
+
+    def on_assignment_of(self, strategy: Strategy) -> OnAssignment:
+        """:meth:`on_assignment` for ``strategy``: (assignment, generation, state) -> the
+        member's state, the way to call it decided when the loop meets a new instance."""
+        if strategy is not self._strategy or self._on_assignment is None:
+            hook = (
+                defaults.on_assignment
+                if "on_assignment" in self._pm.default_hooks(strategy)
+                else self._pm.on_assignment
+            )
+            self._strategy, self._on_assignment = strategy, functools.partial(hook, strategy)
+        return self._on_assignment

@@ -63,6 +63,7 @@ from ..model import (
     MemberState,
     RebalanceProtocol,
     TopicPartition,
+    trusted,
 )
 from ..plugins.manager import PluginManager, get_plugin_manager
 from ..strategy import Strategy
@@ -181,16 +182,12 @@ class GroupRunner:
         self._next_generation(generation)
         name = strategy or self.default_strategies[0]
         own = options or {}
-        hooks = MemberHooks(self._pm)
-        self._states = {
-            member_id: hooks.on_assignment(
-                self._strategy(name, own.get(member_id)),
-                _as_received(received),
-                generation,
-                _NEW_MEMBER,
-            )
-            for member_id, received in assignment.assignments.items()
-        }
+        hook_of = MemberHooks(self._pm).on_assignment_of
+        states: dict[str, MemberState] = {}
+        for member_id, received in assignment.assignments.items():
+            strategy = self._strategy(name, own.get(member_id))
+            states[member_id] = hook_of(strategy)(_as_received(received), generation, _NEW_MEMBER)
+        self._states = states
         self._generation, self._last_assignment = generation, assignment
 
     def rebalance(
@@ -264,13 +261,14 @@ class GroupRunner:
     ) -> Rebalance:
         """``first`` and the cooperative follow-up rounds it needs."""
         rounds = [first]
-        # Crafted bytes are sent once: consumers rejoining for a follow-up build their own.
-        rejoin = tuple(
-            c if c.subscription is None else dataclasses.replace(c, subscription=None)
-            for c in joining
-        )
-        while rounds[-1].revoked and len(rounds) <= self.max_followups:
-            rounds.append(self.play_round(rejoin, lags=lags, followup=True))
+        if first.revoked:
+            # Crafted bytes are sent once: consumers rejoining for a follow-up build their own.
+            rejoin = tuple(
+                c if c.subscription is None else dataclasses.replace(c, subscription=None)
+                for c in joining
+            )
+            while rounds[-1].revoked and len(rounds) <= self.max_followups:
+                rounds.append(self.play_round(rejoin, lags=lags, followup=True))
         return Rebalance(tuple(rounds), settled=not rounds[-1].revoked)
 
     def play_round(
@@ -317,7 +315,8 @@ class GroupRunner:
             }
         else:
             assignment_bytes = EncodedOnRead(assignment.assignments, wire.encode_member_assignment)
-        result = RoundResult(
+        result = trusted(  # every field given, as is: RoundResult normalises nothing
+            RoundResult,
             index=self._rounds_played,
             generation=new_generation,
             followup=followup,
@@ -371,7 +370,11 @@ class GroupRunner:
         states = self._states
         self._states = {c.member_id: states.get(c.member_id, _NEW_MEMBER) for c in joining}
         hooks = MemberHooks(self._pm)
-        return [self._join(c, self._strategy(protocol_name, c.options), hooks) for c in joining]
+        shared = self._strategy(protocol_name)  # for every consumer without options of its own
+        return [
+            self._join(c, self._strategy(protocol_name, c.options) if c.options else shared, hooks)
+            for c in joining
+        ]
 
     def _join(self, consumer: Consumer, strategy: Strategy, hooks: MemberHooks) -> Join:
         protocol = self._rebalance_protocol(consumer)
@@ -405,21 +408,20 @@ class GroupRunner:
         read = self._reader(strategy)
         decodes = "decode_user_data" not in self._pm.default_hooks(strategy)
         for join in joins:
-            instance_id = join.consumer.group_instance_id
-            metadata = join.metadata
+            consumer, metadata = join.consumer, join.metadata
+            member_id, instance_id = consumer.member_id, consumer.group_instance_id
             if (
                 join.subscription is None  # wire=False
                 and metadata is not None
                 and wire.reads_back_as_is(metadata.user_data)
             ):
-                member_id = join.member_id
                 if decodes:
                     member = leader_member_from_metadata(member_id, metadata, instance_id, read)
                 else:  # the same member for every strategy that decodes nothing
                     member = leader_member_undecoded(member_id, metadata, instance_id)
             else:
-                member = leader_member(join.member_id, join.subscription_bytes, instance_id, read)
-            members[join.member_id] = member
+                member = leader_member(member_id, join.subscription_bytes, instance_id, read)
+            members[member_id] = member
         if lags is None:
             topics = tuple(sorted({t for member in members.values() for t in member.topics}))
             lags = self._pm.lag_source(cluster=self.cluster, topics=topics, group_id=self.group_id)
@@ -444,18 +446,20 @@ class GroupRunner:
         """Each consumer reads its bytes and updates its state; returns cooperative revocations."""
         revoked: dict[str, tuple[TopicPartition, ...]] = {}
         sent_to, states = assignment.assignments, self._states
-        on_assignment = MemberHooks(self._pm).on_assignment
+        hook_of = MemberHooks(self._pm).on_assignment_of
+        decoded = self.wire
         for join in joins:
             member_id, state = join.consumer.member_id, join.state
             sent = sent_to[member_id]
-            if not self.wire and wire.reads_back_as_is(sent.user_data):
+            if not decoded and wire.reads_back_as_is(sent.user_data):
                 received = wire.received_assignment(sent)
             else:
                 received = wire.decode_member_assignment(assignment_bytes[member_id])
-            states[member_id] = on_assignment(join.strategy, received, generation, state)
-            lost = revoked_at_sync(join.protocol, state.owned_partitions, received.partitions)
-            if lost:
-                revoked[member_id] = lost
+            states[member_id] = hook_of(join.strategy)(received, generation, state)
+            if state.owned_partitions:  # owning nothing at join (every EAGER member), it loses none
+                lost = revoked_at_sync(join.protocol, state.owned_partitions, received.partitions)
+                if lost:
+                    revoked[member_id] = lost
         return revoked
 
 

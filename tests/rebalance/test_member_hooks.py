@@ -8,7 +8,13 @@ from core_strategies import STRATEGIES_PLUGIN, Modulo
 
 from assignframe import hookimpl
 from assignframe.classic.protocol import state_at_join
-from assignframe.model import MemberAssignment, MemberState, RebalanceProtocol, TopicPartition
+from assignframe.model import (
+    MemberAssignment,
+    MemberState,
+    RebalanceProtocol,
+    SubscriptionMetadata,
+    TopicPartition,
+)
 from assignframe.plugins import isolated_plugin_manager
 from assignframe.rebalance.member_hooks import MemberHooks
 
@@ -100,3 +106,30 @@ def test_a_plugin_implementing_the_hook_is_called():
         manager.strategy("modulo"), MemberAssignment((A0,)), 1, MemberState()
     )
     assert state.strategy_state == "plugin"
+
+
+@pytest.mark.parametrize("protocol", list(RebalanceProtocol))
+@pytest.mark.parametrize("state", STATES)
+def test_a_join_whose_hook_only_the_defaults_implement_is_the_hook_s(state, protocol):
+    # Remembers overrides subscription_user_data: the join calls the default, which calls it
+    manager = isolated_plugin_manager([STRATEGIES_PLUGIN])
+    remembers = Remembers()
+    metadata, joined = MemberHooks(manager).join(remembers, ("a",), state, "r1", protocol)
+    assert metadata == manager.hook_manager.hook.subscription_metadata(
+        strategy=remembers, topics=("a",), state=state, rack="r1", protocol=protocol
+    )
+    assert metadata.user_data == b"remembered"
+    assert joined == state_at_join(state, ("a",), protocol)
+
+
+def test_a_plugin_implementing_subscription_metadata_is_called_at_join():
+    class Tagger:
+        @hookimpl
+        def subscription_metadata(self, strategy, topics, state, rack, protocol):
+            return SubscriptionMetadata(topics, b"plugin")
+
+    manager = isolated_plugin_manager([STRATEGIES_PLUGIN, Tagger()])
+    metadata, joined = MemberHooks(manager).join(
+        manager.strategy("modulo"), ("a",), MemberState((A0,), 1), None, RebalanceProtocol.EAGER
+    )
+    assert metadata.user_data == b"plugin" and joined == MemberState((), 1)
