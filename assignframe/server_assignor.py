@@ -162,6 +162,29 @@ class ServerMember:
             self, "current", tuple((topic_id, tuple(ps)) for topic_id, ps in self.current)
         )
 
+    @classmethod
+    def _built(
+        cls,
+        member_id: str,
+        topics: tuple[str, ...],
+        current: tuple[tuple[Uuid, tuple[int, ...]], ...],
+        instance_id: str | None,
+        rack: str | None,
+    ) -> ServerMember:
+        """A member whose ``topics`` and ``current`` are tuples, ``current`` of
+        ``(topic_id, tuple of partitions)`` pairs (what the constructor would make of them): for
+        the core's own spec builders, which build thousands (no copy of ``current``)."""
+        member = object.__new__(cls)
+        for name, value in (
+            ("member_id", member_id),
+            ("topics", _canonical_topics(topics)),
+            ("current", current),
+            ("instance_id", instance_id),
+            ("rack", rack),
+        ):
+            object.__setattr__(member, name, value)
+        return member
+
     def current_map(self) -> dict[Uuid, tuple[int, ...]]:
         """``current`` as a dict, in the same order."""
         return dict(self.current)

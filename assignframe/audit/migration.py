@@ -29,9 +29,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..kip848.convergence import JAVA_CLIENT, ClientBehaviour
+from ..kip848.convergence import JAVA_CLIENT, ClientBehaviour, UpgradeHandover
 from ..kip848.group import (
     DEFAULT_SERVER_ASSIGNORS,
+    ConvertedGroup,
     choose_server_assignor,
     converted_members,
     predict_handover,
@@ -43,7 +44,7 @@ from ..kip848.group import (
 )
 from ..kip848.timing import GroupTiming
 from ..metrics import metrics_record, ownership_changes
-from ..model import GroupAssignment, GroupSubscription, Member, MemberAssignment
+from ..model import GroupAssignment, GroupSubscription, Member, MemberAssignment, TopicPartition
 from ..plugins.manager import PluginManager
 from ..server_assignor import ServerGroupSpec, server_name
 from ..snapshot import GroupSnapshot
@@ -180,17 +181,20 @@ def _predictions(
     epoch = max(snapshot.generation, 0)  # the conversion keeps the generation as group epoch
     # The assignors' one input, built by the first that asks (an error stays each one's own).
     spec = functools.cache(lambda: server_spec(group, converted.current))
-    reached: list[tuple[GroupAssignment, dict[str, Any]]] = []
+    upgraded = ConvertedGroup(group, converted.current, epoch, behaviour)
+    reached: list[tuple[dict[str, frozenset[TopicPartition]], dict[str, Any]]] = []
 
     def reach(target: GroupAssignment) -> dict[str, Any]:
-        """:func:`predicted_handover`, played once per distinct target (assignors often agree)."""
-        if owns_its_target(group, converted.current, target):
+        """:func:`predicted_handover`, played once per distinct target (assignors often agree;
+        the hand-over reads each member's target as a set)."""
+        wanted = upgraded.wanted(target)
+        if upgraded.owns(wanted):  # owns_its_target
             return dict(NOTHING_TO_HAND_OVER)
         for known, handover in reached:
-            if known == target:
+            if known == wanted:
                 return dict(handover)
-        handover = predicted_handover(group, converted.current, target, epoch, behaviour)
-        reached.append((target, handover))
+        handover = _figures(upgraded.handover(target, wanted))
+        reached.append((wanted, handover))
         return dict(handover)
 
     return [
@@ -268,7 +272,10 @@ def predicted_handover(
     owns its target, partitions that change hands and how long they stay unconsumed, members
     that must revoke first. ``epoch``: the converted group's epoch (the classic generation);
     ``behaviour``: how its members heartbeat (the broker's default interval unless given)."""
-    handover = predict_upgrade_handover(group, owned, target, epoch, behaviour)
+    return _figures(predict_upgrade_handover(group, owned, target, epoch, behaviour))
+
+
+def _figures(handover: UpgradeHandover) -> dict[str, Any]:
     unowned = handover.unowned_ms
     return {
         "heartbeats": handover.heartbeats,

@@ -12,7 +12,8 @@ One truth for what the simulator and the audit predict about a consumer-protocol
 * :func:`converted_members`: the members of a classic group converted online (each STABLE at
   the generation with what its Assignment gave it).
 * :func:`predict_upgrade_handover`: the figures of :func:`predict_handover` for a group just
-  converted online (worked out without playing it when the group allows).
+  converted online (worked out without playing it when the group allows); a
+  :class:`ConvertedGroup` for several targets of one group.
 * :func:`predict_handover`: how members reach a new target heartbeat by heartbeat, each
   reconciled at every heartbeat exactly as Kafka's coordinator does
   (:mod:`assignframe.kip848.reconcile`, played in time by
@@ -30,6 +31,7 @@ import functools
 import hashlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from operator import itemgetter
 
 from ..javaorder import Uuid
 from ..model import (
@@ -38,6 +40,7 @@ from ..model import (
     MemberAssignment,
     TopicPartition,
     topic_partitions,
+    trusted,
 )
 from ..plugins.manager import PluginManager
 from ..server_assignor import (
@@ -60,6 +63,7 @@ from .reconcile import ConsumerGroupMember, ConsumerMemberState
 
 __all__ = [
     "DEFAULT_SERVER_ASSIGNORS",
+    "ConvertedGroup",
     "chained_target",
     "choose_server_assignor",
     "converted_members",
@@ -183,53 +187,59 @@ def _targets(
     group: GroupSubscription, spec: ServerGroupSpec, result: ServerAssignment
 ) -> GroupAssignment:
     """The result as the model's assignment: every member, its partitions sorted."""
-    tables = {
-        tid: (t.name, topic_partitions(t.name, t.partitions)) for tid, t in spec.topics.items()
-    }
+    tables: dict[Uuid, _Table] = {}  # the topics members hold, each built at its first holder
     held = result.members
-    return GroupAssignment(
-        {
-            member_id: MemberAssignment(_sorted_partitions(held.get(member_id), tables))
-            for member_id in group.members
-        }
-    )
+    assignments = {}
+    for member_id in group.members:
+        topics = held.get(member_id)
+        if not topics:
+            partitions: tuple[TopicPartition, ...] = ()
+        elif len(topics) == 1:  # most members of most groups: one topic, no topics to order
+            [(tid, ps)] = topics.items()
+            partitions = _named(tables.get(tid) or _table(spec, tid, tables), ps)
+        else:
+            partitions = _sorted_partitions(topics, spec, tables)
+        # Sorted TopicPartitions, no user data: what the constructor would make of them.
+        assignments[member_id] = trusted(MemberAssignment, partitions=partitions, user_data=None)
+    return trusted(GroupAssignment, assignments=assignments)
 
 
 _Table = tuple[str, tuple[TopicPartition, ...]]
 
 
+def _table(spec: ServerGroupSpec, tid: Uuid, tables: dict[Uuid, _Table]) -> _Table:
+    """The topic's name and its partitions (shared objects), kept in ``tables``."""
+    topic = spec.topics[tid]
+    table = tables[tid] = (topic.name, topic_partitions(topic.name, topic.partitions))
+    return table
+
+
 def _sorted_partitions(
-    topics: Mapping[Uuid, Iterable[int]] | None, tables: Mapping[Uuid, _Table]
+    topics: Mapping[Uuid, Iterable[int]], spec: ServerGroupSpec, tables: dict[Uuid, _Table]
 ) -> tuple[TopicPartition, ...]:
-    """One member's ``topic id -> partitions`` as TopicPartitions sorted by (topic, partition):
-    topic by topic (the ids name distinct topics), each topic's partitions sorted."""
-    if not topics:
-        return ()
-    if len(topics) == 1:  # most members of most groups: one topic, no topics to order
-        [(tid, partitions)] = topics.items()
-        return tuple(_named(tables[tid], partitions))
-    return tuple(
-        [
-            tp
-            for table, partitions in sorted(
-                [(tables[t], ps) for t, ps in topics.items()], key=_table_name
-            )
-            for tp in _named(table, partitions)
-        ]
+    """One member's ``topic id -> partitions`` (several topics) as TopicPartitions sorted by
+    (topic, partition): topic by topic (the ids name distinct topics), each topic's partitions
+    sorted."""
+    entries = sorted(
+        [(tables.get(t) or _table(spec, t, tables), ps) for t, ps in topics.items()],
+        key=_table_name,
     )
+    return tuple([tp for table, partitions in entries for tp in _named(table, partitions)])
 
 
 def _table_name(entry: tuple[_Table, Iterable[int]]) -> str:
     return entry[0][0]
 
 
-def _named(table: _Table, partitions: Iterable[int]) -> list[TopicPartition]:
+def _named(table: _Table, partitions: Iterable[int]) -> tuple[TopicPartition, ...]:
     """``partitions`` of the table's topic, sorted (the topic's own objects when it has them)."""
     name, known = table
     ordered = sorted(partitions)
-    if ordered and 0 <= ordered[0] and ordered[-1] < len(known):
-        return list(map(known.__getitem__, ordered))
-    return [TopicPartition(name, p) for p in ordered]
+    if len(ordered) > 1 and 0 <= ordered[0] and ordered[-1] < len(known):
+        return itemgetter(*ordered)(known)  # a tuple of them, picked in C
+    if ordered and 0 <= ordered[0] < len(known):
+        return (known[ordered[0]],)
+    return tuple([TopicPartition(name, p) for p in ordered])
 
 
 def server_spec(
@@ -239,24 +249,25 @@ def server_spec(
 ) -> ServerGroupSpec:
     """What a server assignor reads: ``group``'s members, each ``current`` its chained one
     (``currents``) when known, else what it holds in ``previous``, and the cluster's topics."""
-    cluster = group.cluster
-    currents = currents or {}
-    topics = {
-        topic_id(name): ServerTopic(topic_id(name), name, count)
-        for name, count in cluster.partitions_per_topic.items()
-    }
+    counts = group.cluster.partitions_per_topic
+    topics = {topic_id(name): ServerTopic(topic_id(name), name, n) for name, n in counts.items()}
     held = previous.assignments if previous is not None else {}
-    members = {
-        member_id: ServerMember(
+    existing: dict[tuple[str, ...], tuple[str, ...]] = {}  # per distinct subscription
+    members = {}
+    for member_id, member in group.members.items():
+        names = existing.get(member.topics)
+        if names is None:
+            names = existing[member.topics] = tuple(t for t in member.topics if t in counts)
+        current = currents and _known_current(currents.get(member_id), counts)
+        # _current's pairs are tuples already: adopted as they are (a caller's are normalised).
+        build = ServerMember if current else ServerMember._built
+        members[member_id] = build(
             member_id,
-            tuple(t for t in member.topics if t in cluster.partitions_per_topic),
-            _known_current(currents.get(member_id), cluster.partitions_per_topic)
-            or _current(held.get(member_id), cluster.partitions_per_topic),
+            names,
+            current or _current(held.get(member_id), counts),
             member.group_instance_id,
             member.rack,
         )
-        for member_id, member in group.members.items()
-    }
     return ServerGroupSpec(members, topics)
 
 
@@ -344,24 +355,82 @@ def predict_upgrade_handover(
     :func:`predict_handover` plays, worked out without playing it when every member stays and
     no partition has two owners or two targets
     (:func:`~assignframe.kip848.convergence.upgrade_handover`; most audited groups).
+    :class:`ConvertedGroup` does the same for several targets of one group.
 
     :raises AssignframeError: the group does not converge (see :func:`converge`)
     """
-    members = group.members
-    if owned.assignments.keys() >= members.keys():  # nobody joins
-        topics = frozenset(group.cluster.partitions_per_topic)
-        quick = upgrade_handover(
-            tuple(members),
-            {m: frozenset(owned.partitions_of(m)) for m in members},
-            {m: frozenset(target.partitions_of(m)) for m in members},
-            {m: topics.intersection(member.topics) for m, member in members.items()},
-            behaviour,
+    return ConvertedGroup(group, owned, epoch, behaviour).handover(target)
+
+
+class ConvertedGroup:
+    """A classic group converted online at ``epoch`` (:func:`converted_members`, its clients
+    owning ``owned``), measured against targets one after another: what no target changes (each
+    member's owned partitions as a set, its subscribed topics that exist) is built once.
+
+    :param behaviour: how its members heartbeat
+    """
+
+    def __init__(
+        self,
+        group: GroupSubscription,
+        owned: GroupAssignment,
+        epoch: int,
+        behaviour: ClientBehaviour = JAVA_CLIENT,
+    ) -> None:
+        self.group, self.owned, self.epoch, self.behaviour = group, owned, epoch, behaviour
+        members, holders = group.members, owned.assignments.keys()
+        #: member -> what its client owns, for every member of the group; None when one joins
+        self.held: dict[str, frozenset[TopicPartition]] | None = (
+            {m: frozenset(owned.partitions_of(m)) for m in members}
+            if holders >= members.keys()
+            else None
         )
-        if quick is not None:
-            return quick
-    played = predict_handover(
-        group, converted_members(owned, group, epoch), owned, target, epoch + 1, behaviour
-    )
-    return UpgradeHandover(
-        played.heartbeats, tuple(h.unowned_ms for h in played.handovers), len(played.revoked)
-    )
+        # Every member (one at least) stays, and nobody else held anything.
+        self._same_members = bool(members) and holders == members.keys()
+
+    def wanted(self, target: GroupAssignment) -> dict[str, frozenset[TopicPartition]]:
+        """Member -> its partitions in ``target``, as a set, for every member of the group."""
+        return {m: frozenset(target.partitions_of(m)) for m in self.group.members}
+
+    def owns(self, wanted: Mapping[str, frozenset[TopicPartition]]) -> bool:
+        """Every member of the group (one at least) owns exactly what it is ``wanted`` to own
+        (:meth:`wanted`), and none joins: nothing changes hands."""
+        return self._same_members and self.held == wanted
+
+    @functools.cached_property
+    def _subscribed(self) -> dict[str, frozenset[str]]:
+        topics = frozenset(self.group.cluster.partitions_per_topic)
+        return {m: topics.intersection(member.topics) for m, member in self.group.members.items()}
+
+    def handover(
+        self,
+        target: GroupAssignment,
+        wanted: Mapping[str, frozenset[TopicPartition]] | None = None,
+    ) -> UpgradeHandover:
+        """:func:`predict_upgrade_handover` of ``target`` (``wanted``: its :meth:`wanted`, when
+        already built).
+
+        :raises AssignframeError: the group does not converge (see :func:`converge`)
+        """
+        group, owned = self.group, self.owned
+        if self.held is not None:  # nobody joins
+            quick = upgrade_handover(
+                tuple(group.members),
+                self.held,
+                self.wanted(target) if wanted is None else wanted,
+                self._subscribed,
+                self.behaviour,
+            )
+            if quick is not None:
+                return quick
+        played = predict_handover(
+            group,
+            converted_members(owned, group, self.epoch),
+            owned,
+            target,
+            self.epoch + 1,
+            self.behaviour,
+        )
+        return UpgradeHandover(
+            played.heartbeats, tuple(h.unowned_ms for h in played.handovers), len(played.revoked)
+        )

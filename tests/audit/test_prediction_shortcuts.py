@@ -16,14 +16,17 @@ from assignframe.audit.migration import (
 from assignframe.kip848.convergence import ClientBehaviour
 from assignframe.kip848.group import (
     DEFAULT_SERVER_ASSIGNORS,
+    ConvertedGroup,
     converted_members,
     predict_handover,
     predict_upgrade_handover,
     server_spec,
     target_assignment,
     target_from_spec,
+    topic_id,
 )
 from assignframe.model import GroupAssignment, MemberAssignment, TopicPartition
+from assignframe.server_assignor import ServerMember
 
 
 def _classic_groups(groups=150):
@@ -99,3 +102,60 @@ def test_the_upgrade_handover_worked_out_is_the_one_played(context, monkeypatch)
                 assert quick.revoking_members == len(played.revoked)
                 compared += 1
     assert compared > 200 and sum(worked_out) > compared // 2, (compared, sum(worked_out))
+
+
+def test_the_converted_group_answers_as_the_functions_for_each_target(context):
+    """ConvertedGroup (one set per member and target, shared by the 'owns its target' check
+    and the hand-over) gives what owns_its_target and predict_upgrade_handover give."""
+    owning = compared = 0
+    for snapshot, converted in _classic_groups():
+        group, owned = converted.subscription(), converted.current
+        epoch = max(snapshot.generation, 0)
+        spec = server_spec(group, owned)
+        upgraded = ConvertedGroup(group, owned, epoch)
+        targets = [target_from_spec(group, spec, a, context.pm) for a in DEFAULT_SERVER_ASSIGNORS]
+        for target in [*targets, owned]:
+            wanted = upgraded.wanted(target)
+            owns = owns_its_target(group, owned, target)
+            assert upgraded.owns(wanted) == owns
+            owning += owns
+            if owns:
+                continue
+            expected = predict_upgrade_handover(group, owned, target, epoch)
+            assert upgraded.handover(target, wanted) == expected
+            assert upgraded.handover(target) == expected
+            compared += 1
+    assert owning > 50 and compared > 5, (owning, compared)
+
+
+def test_the_server_target_is_the_assignors_result_sorted(context):
+    """_targets' adopted TopicPartitions (picked from each topic's shared tuple) are the
+    result's partitions, sorted by topic and partition, for every member; the spec's currents
+    are each member's owned partitions by topic, in the Assignment's order."""
+    checked = 0
+    for _, converted in _classic_groups():
+        group, owned = converted.subscription(), converted.current
+        spec = server_spec(group, owned)
+        for member_id, member in spec.members.items():
+            by_topic: dict[str, list[int]] = {}
+            for tp in owned.partitions_of(member_id):
+                if tp.partition < group.cluster.partitions_per_topic.get(tp.topic, 0):
+                    by_topic.setdefault(tp.topic, []).append(tp.partition)
+            assert member.current == tuple((topic_id(t), tuple(ps)) for t, ps in by_topic.items())
+            assert member == ServerMember(
+                member_id, member.topics, member.current, member.instance_id, member.rack
+            )
+        for assignor in DEFAULT_SERVER_ASSIGNORS:
+            server = context.pm.server_assignor(assignor)
+            result = server.assign_in_java_order(spec) or server.assign(spec)
+            target = target_from_spec(group, spec, assignor, context.pm)
+            names = {tid: t.name for tid, t in spec.topics.items()}
+            for member_id in group.members:
+                expected = sorted(
+                    TopicPartition(names[tid], p)
+                    for tid, ps in result.members.get(member_id, {}).items()
+                    for p in ps
+                )
+                assert target.assignments[member_id] == MemberAssignment(tuple(expected))
+                checked += 1
+    assert checked > 500, checked
