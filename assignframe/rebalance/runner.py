@@ -185,8 +185,8 @@ class GroupRunner:
         hook_of = MemberHooks(self._pm).on_assignment_of
         states: dict[str, MemberState] = {}
         for member_id, received in assignment.assignments.items():
-            strategy = self._strategy(name, own.get(member_id))
-            states[member_id] = hook_of(strategy)(_as_received(received), generation, _NEW_MEMBER)
+            instance = self._strategy(name, own.get(member_id))
+            states[member_id] = hook_of(instance)(_as_received(received), generation, _NEW_MEMBER)
         self._states = states
         self._generation, self._last_assignment = generation, assignment
 
