@@ -62,8 +62,8 @@ from .convergence import (
 from .reconcile import ConsumerGroupMember, ConsumerMemberState
 
 __all__ = [
-    "DEFAULT_SERVER_ASSIGNORS",
     "ConvertedGroup",
+    "DEFAULT_SERVER_ASSIGNORS",
     "chained_target",
     "choose_server_assignor",
     "converted_members",
