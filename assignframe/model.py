@@ -27,6 +27,7 @@ __all__ = [
     "RebalanceProtocol",
     "SubscriptionMetadata",
     "TopicPartition",
+    "checked_pairs_as_partitions",
     "count_error",
     "group_size_error",
     "partition_pairs",
@@ -81,11 +82,17 @@ def partitions_from_pairs(pairs: Iterable[Any]) -> tuple[TopicPartition, ...]:
 
 
 def partitions_of_topic(topic: str, numbers: Iterable[int]) -> Iterator[TopicPartition]:
-    """``TopicPartition(topic, n)`` for each of ``numbers``, in their order, made in C
-    (``tuple.__new__`` over zipped pairs): about half the cost of calling the class per partition,
-    whose ``__new__`` is a Python function. Readers of the wire's per-topic groups build these
+    """``TopicPartition(topic, n)`` for each of ``numbers``, in their order
+    (:func:`checked_pairs_as_partitions`). Readers of the wire's per-topic groups build these
     by the hundred per member."""
-    return map(_tuple_new, repeat(TopicPartition), zip(repeat(topic), numbers))
+    return checked_pairs_as_partitions(zip(repeat(topic), numbers))
+
+
+def checked_pairs_as_partitions(pairs: Iterable[Any]) -> Iterator[TopicPartition]:
+    """A TopicPartition of each ``(topic, number)`` pair the caller has checked (a str and an
+    int), made in C (``tuple.__new__``): about half the cost of calling the class per
+    partition, whose ``__new__`` is a Python function."""
+    return map(_tuple_new, repeat(TopicPartition), pairs)
 
 
 def partition_pairs(partitions: Iterable[TopicPartition]) -> list[list[Any]]:

@@ -36,8 +36,6 @@ from .streams import StreamsSnapshot
 
 __all__ = ["AnySnapshot", "read_snapshot", "snapshot_to_dict"]
 
-_new = object.__new__
-
 #: A snapshot of a group of any type (:data:`~.schema.GROUP_TYPES`).
 AnySnapshot = GroupSnapshot | ShareSnapshot | StreamsSnapshot
 
@@ -169,8 +167,9 @@ def _read_members(group_id: str, members_raw: list[Any]) -> _ReadMembers:
         where = f"group {group_id!r}: member {member_id!r}"
         members[member_id], subscription_bytes = _member(where, member_id, raw)
         current[member_id], assignment_bytes, note = _assignment(where, member_id, raw)
-        wire = wires[member_id] = _new(MemberWire)  # as trusted() does, without its call
-        wire.__dict__.update(subscription=subscription_bytes, assignment=assignment_bytes)
+        wires[member_id] = trusted(
+            MemberWire, subscription=subscription_bytes, assignment=assignment_bytes
+        )
         info = _member_info(raw)
         if info is not None:
             read.info[member_id] = info
@@ -207,11 +206,11 @@ def _member_info(raw: Mapping[str, Any]) -> MemberInfo | None:
     if client_id is client_host is client_software is member_type is member_epoch is None \
             and not protocols:
         return None
-    info = _new(MemberInfo)  # each field checked above, protocols a tuple (as trusted() does)
-    info.__dict__.update(client_id=client_id, client_host=client_host,
-                         client_software=client_software, protocols=protocols,
-                         member_type=member_type, member_epoch=member_epoch)
-    return info
+    return trusted(  # each field checked above, protocols a tuple
+        MemberInfo, client_id=client_id, client_host=client_host,
+        client_software=client_software, protocols=protocols, member_type=member_type,
+        member_epoch=member_epoch,
+    )
 
 
 def _member(where: str, member_id: str, raw: Mapping[str, Any]) -> tuple[Member, bytes | None]:
@@ -229,12 +228,8 @@ def _member(where: str, member_id: str, raw: Mapping[str, Any]) -> tuple[Member,
             _MEMBERS_BY_SUBSCRIPTION.clear()
         _MEMBERS_BY_SUBSCRIPTION[data] = vars(member)  # frozen: its fields never change
         return member, data
-    member = _new(Member)  # the cached member's fields, with this member's ids
-    member_fields = member.__dict__
-    member_fields.update(fields)
-    member_fields["member_id"] = member_id
-    member_fields["group_instance_id"] = instance_id
-    return member, data
+    ids = {"member_id": member_id, "group_instance_id": instance_id}
+    return trusted(Member, **fields | ids), data  # the cached member's fields, its own ids
 
 
 #: Subscription bytes -> the fields of the member they decode to (its ids aside). Members of a

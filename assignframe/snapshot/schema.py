@@ -16,9 +16,14 @@ from typing import Any
 
 from ..errors import MalformedSnapshot
 from ..jsonview import loads
-from ..model import TopicPartition, count_error, group_size_error, partitions_of_topic
+from ..model import (
+    TopicPartition,
+    checked_pairs_as_partitions,
+    count_error,
+    group_size_error,
+    partitions_of_topic,
+)
 
-_tuple_new = tuple.__new__  # a TopicPartition from a pair without its Python-level __new__
 _topic = itemgetter(0)
 _number = itemgetter(1)
 
@@ -255,7 +260,7 @@ def _plain_pairs(pairs: list[Any]) -> tuple[TopicPartition, ...] | None:
     count = len(pairs)
     if countOf(map(type, pairs), list) != count or countOf(map(len, pairs), 2) != count:
         return None
-    partitions = tuple(map(_tuple_new, repeat(TopicPartition), pairs))
+    partitions = tuple(checked_pairs_as_partitions(pairs))  # checked just below
     if countOf(map(type, map(_topic, partitions)), str) != count or \
             countOf(map(type, map(_number, partitions)), int) != count:
         return None  # bools and floats, numbers as text: int() judges them
